@@ -1,0 +1,109 @@
+import { and, eq, gt, lt } from "drizzle-orm";
+import type { Environment } from "../config";
+import type { AppContext, ScopeCtx } from "../context";
+import { apiKeys, authTokens, projects } from "../db/schema";
+import { invalidCredentials, unauthorized } from "../http/errors";
+import { newId, newSecret } from "../ids";
+import { constantTimeEqual, sha256Hex } from "../security";
+
+export const ACCESS_TOKEN_TTL_S = 3600;
+/** Refresh tokens outlive access tokens so a client can renew without its API key. */
+const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
+
+export interface TokenPair {
+  token_type: "Bearer";
+  expires_in: number;
+  access_token: string;
+  refresh_token: string;
+}
+
+type KeyRow = typeof apiKeys.$inferSelect;
+
+/** The live key whose secret hashes to `secret`, or undefined. */
+function keyBySecret(app: AppContext, secret: string): KeyRow | undefined {
+  const hash = sha256Hex(secret);
+  const row = app.db.select().from(apiKeys).where(eq(apiKeys.secretHash, hash)).get();
+  // The index lookup finds the row; the explicit constant-time compare keeps the check itself timing-safe.
+  return row && constantTimeEqual(row.secretHash, hash) ? row : undefined;
+}
+
+/** Why a key may not be used on this listener, or null when it may. */
+function refusal(app: AppContext, key: KeyRow, environment: Environment): string | null {
+  if (key.environment !== environment) {
+    return `This is a ${key.environment} API key; use it on the ${key.environment} API.`;
+  }
+  const project = app.db.select().from(projects).where(eq(projects.id, key.projectId)).get();
+  if (!project || project.deleted) return "This API key's project no longer exists.";
+  if (environment === "production" && !project.productionEnabled) {
+    return "This project is sandbox-only: enable production for it in the dashboard or the admin API before using production keys.";
+  }
+  return null;
+}
+
+function mintPair(app: AppContext, apiKeyId: string): TokenPair {
+  const now = app.clock.now().getTime();
+  const access = newSecret(48);
+  const refresh = newSecret(48);
+  const pairId = newSecret(16);
+  app.db.transaction((tx) => {
+    tx.delete(authTokens).where(lt(authTokens.expiresAt, now)).run();
+    tx.insert(authTokens).values([
+      { hash: sha256Hex(access), kind: "access", apiKeyId, pairId, expiresAt: now + ACCESS_TOKEN_TTL_S * 1000 },
+      { hash: sha256Hex(refresh), kind: "refresh", apiKeyId, pairId, expiresAt: now + REFRESH_TOKEN_TTL_S * 1000 },
+    ]).run();
+  });
+  return { token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_S, access_token: access, refresh_token: refresh };
+}
+
+function liveToken(app: AppContext, token: string, kind: "access" | "refresh") {
+  const hash = sha256Hex(token);
+  const row = app.db.select().from(authTokens)
+    .where(and(eq(authTokens.hash, hash), eq(authTokens.kind, kind), gt(authTokens.expiresAt, app.clock.now().getTime()))).get();
+  return row && constantTimeEqual(row.hash, hash) ? row : undefined;
+}
+
+/** POST /auth/api-key: trades an API key of this environment for an access and a refresh token. */
+export function exchangeApiKey(app: AppContext, environment: Environment, apiKey: string): TokenPair {
+  const key = keyBySecret(app, apiKey);
+  const why = key ? refusal(app, key, environment) : "The API key is unknown.";
+  if (!key || why) throw invalidCredentials(why ?? "");
+  return mintPair(app, key.id);
+}
+
+/** POST /auth/refresh: rotates both tokens; the old pair stops working at once. */
+export function refreshTokens(app: AppContext, environment: Environment, refreshToken: string): TokenPair {
+  const row = liveToken(app, refreshToken, "refresh");
+  const key = row && app.db.select().from(apiKeys).where(eq(apiKeys.id, row.apiKeyId)).get();
+  const why = key ? refusal(app, key, environment) : "The refresh token is unknown or expired.";
+  if (!row || !key || why) throw invalidCredentials(why ?? "");
+  app.db.delete(authTokens).where(eq(authTokens.pairId, row.pairId)).run();
+  return mintPair(app, key.id);
+}
+
+/** Parses an Authorization header (Basic `key:`, `Bearer token` or a bare token) into a request scope, or throws 401. */
+export function authenticate(app: AppContext, environment: Environment, header: string | undefined): ScopeCtx {
+  const value = header?.trim();
+  if (!value) {
+    throw unauthorized("authentication-missing-authorization-header", "The Authorization header is missing.", "Send Basic auth with your API key as the user name, or a bearer token from /auth/api-key.");
+  }
+  const [scheme, rest = ""] = value.split(/\s+(.*)/s, 2);
+  let key: KeyRow | undefined;
+  if (scheme.toLowerCase() === "basic") {
+    const decoded = Buffer.from(rest.trim(), "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    if (colon < 0) throw unauthorized("authentication-invalid-authorization-header-value", "The Authorization header is malformed.", "Basic credentials must be \"<api key>:\" with the colon.");
+    key = keyBySecret(app, decoded.slice(0, colon));
+    if (!key) throw unauthorized("authentication-invalid-api-key", "The API key is invalid.");
+  } else {
+    const bare = rest === "";
+    if (!bare && scheme.toLowerCase() !== "bearer") {
+      throw unauthorized("authentication-invalid-authorization-header-value", "The Authorization header is malformed.", "Use Basic or Bearer.");
+    }
+    const token = liveToken(app, bare ? scheme : rest.trim(), "access");
+    key = token && app.db.select().from(apiKeys).where(eq(apiKeys.id, token.apiKeyId)).get();
+    if (!key) throw unauthorized("authentication-invalid-access-token", "The access token is invalid or expired.");
+  }
+  const why = refusal(app, key, environment);
+  if (why) throw unauthorized("authentication-invalid-api-key", "The API key is not valid here.", why);
+  return { ...app, projectId: key.projectId, environment, apiKeyId: key.id };
+}

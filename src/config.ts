@@ -1,0 +1,141 @@
+import { resolve } from "node:path";
+
+/** Every setting: its env var, its `serve` flag, default and meaning. README's table mirrors this list. */
+const SETTINGS = {
+  host: { env: "VIDHOST_HOST", flag: "--host", default: "127.0.0.1", help: "bind address (0.0.0.0 to expose)" },
+  apiPort: { env: "VIDHOST_API_PORT", flag: "--api-port", default: "8080", help: "production API, delivery and player pages" },
+  sandboxPort: { env: "VIDHOST_SANDBOX_PORT", flag: "--sandbox-port", default: "8081", help: "sandbox API, delivery and player pages" },
+  adminPort: { env: "VIDHOST_ADMIN_PORT", flag: "--admin-port", default: "8090", help: "admin API and web dashboard" },
+  rtmpPort: { env: "VIDHOST_RTMP_PORT", flag: "--rtmp-port", default: "1935", help: "RTMP ingest for both environments" },
+  publicUrl: { env: "VIDHOST_PUBLIC_URL", flag: "--public-url", default: "", help: "production base URL used in asset links (default http://host:api-port)" },
+  sandboxPublicUrl: { env: "VIDHOST_SANDBOX_PUBLIC_URL", flag: "--sandbox-public-url", default: "", help: "sandbox base URL used in asset links" },
+  adminPublicUrl: { env: "VIDHOST_ADMIN_PUBLIC_URL", flag: "--admin-public-url", default: "", help: "dashboard base URL" },
+  rtmpPublicUrl: { env: "VIDHOST_RTMP_PUBLIC_URL", flag: "--rtmp-public-url", default: "", help: "RTMP base URL given to broadcasters" },
+  dataDir: { env: "VIDHOST_DATA_DIR", flag: "--data-dir", default: "./data", help: "holds vidhost.db and media/" },
+  adminKey: { env: "VIDHOST_ADMIN_KEY", flag: "--admin-key", default: "", help: "admin API key (generated and printed once when unset)" },
+  docsUrl: { env: "VIDHOST_DOCS_URL", flag: "--docs-url", default: "https://docs.api.video", help: "base of the `type` URL in error bodies" },
+  ffmpeg: { env: "VIDHOST_FFMPEG", flag: "--ffmpeg", default: "", help: "ffmpeg binary (default: ffmpeg-static, then PATH)" },
+  ffprobe: { env: "VIDHOST_FFPROBE", flag: "--ffprobe", default: "", help: "ffprobe binary (default: PATH)" },
+  webhookLimit: { env: "VIDHOST_WEBHOOK_LIMIT", flag: "--webhook-limit", default: "20", help: "webhooks per project and environment" },
+  webhookTimeoutMs: { env: "VIDHOST_WEBHOOK_TIMEOUT_MS", flag: "--webhook-timeout-ms", default: "10000", help: "time allowed to one webhook attempt" },
+  encodingConcurrency: { env: "VIDHOST_ENCODING_CONCURRENCY", flag: "--encoding-concurrency", default: "1", help: "encodes run at once" },
+  rateLimits: { env: "VIDHOST_RATE_LIMITS", flag: "--rate-limits", default: "", help: "per-minute limits, e.g. sandbox.reads=100,production.writes=200 (uploads, writes, reads)" },
+  adminRateLimit: { env: "VIDHOST_ADMIN_RATE_LIMIT", flag: "--admin-rate-limit", default: "10", help: "admin API requests per second per admin key" },
+  logLevel: { env: "VIDHOST_LOG_LEVEL", flag: "--log-level", default: "info", help: "error, warn, info or debug" },
+} as const;
+
+type SettingName = keyof typeof SETTINGS;
+
+export type Environment = "sandbox" | "production";
+export type RateCategory = "uploads" | "writes" | "reads";
+export type RateLimits = Record<Environment, Record<RateCategory, number>>;
+
+export interface Config {
+  host: string;
+  apiPort: number;
+  sandboxPort: number;
+  adminPort: number;
+  rtmpPort: number;
+  /** Explicit public URLs; empty means "derive from the bound address". */
+  publicUrl: string;
+  sandboxPublicUrl: string;
+  adminPublicUrl: string;
+  rtmpPublicUrl: string;
+  dataDir: string;
+  adminKey: string;
+  docsUrl: string;
+  ffmpeg: string;
+  ffprobe: string;
+  webhookLimit: number;
+  webhookTimeoutMs: number;
+  /** Fixed by api.video's contract (3 attempts, 3 s apart); only tests shorten the delay. */
+  webhookRetryDelayMs: number;
+  encodingConcurrency: number;
+  rateLimits: RateLimits;
+  adminRateLimit: number;
+  logLevel: "error" | "warn" | "info" | "debug";
+}
+
+export class ConfigError extends Error {}
+
+const DEFAULT_RATE_LIMITS: RateLimits = {
+  sandbox: { uploads: 40, writes: 40, reads: 100 },
+  production: { uploads: 100, writes: 200, reads: 500 },
+};
+
+/** The `vidhost --help` text, generated from the settings table. */
+export function helpText(): string {
+  const rows = Object.values(SETTINGS).map(
+    (s) => `  ${(s.flag + " <value>").padEnd(32)} ${s.env.padEnd(28)} ${s.help}${s.default ? ` (default ${s.default})` : ""}`,
+  );
+  return [
+    "Usage: vidhost <command> [flags]",
+    "",
+    "Commands:",
+    "  serve     migrate the database and start every listener (default)",
+    "  migrate   apply database migrations and exit",
+    "  help      print this text",
+    "",
+    "Flags (each also read from its environment variable; a flag wins):",
+    ...rows,
+  ].join("\n");
+}
+
+function integer(name: SettingName, raw: string, min: number, max: number): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < min || n > max) {
+    throw new ConfigError(`${SETTINGS[name].env} / ${SETTINGS[name].flag} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+function parseRateLimits(raw: string): RateLimits {
+  const limits = structuredClone(DEFAULT_RATE_LIMITS);
+  for (const part of raw.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const m = /^(sandbox|production)\.(uploads|writes|reads)=(\d+)$/.exec(part);
+    if (!m) throw new ConfigError(`VIDHOST_RATE_LIMITS: cannot read "${part}" (expected e.g. sandbox.reads=100)`);
+    limits[m[1] as Environment][m[2] as RateCategory] = Number(m[3]);
+  }
+  return limits;
+}
+
+/** Reads flags (winning) and environment variables into a validated Config. */
+export function loadConfig(argv: string[], env: Record<string, string | undefined>): Config {
+  const raw = {} as Record<SettingName, string>;
+  for (const [name, s] of Object.entries(SETTINGS) as [SettingName, (typeof SETTINGS)[SettingName]][]) {
+    raw[name] = env[s.env] ?? s.default;
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    const entry = (Object.entries(SETTINGS) as [SettingName, { flag: string }][]).find(([, s]) => s.flag === flag);
+    if (!entry) throw new ConfigError(`unknown flag ${flag} (see vidhost --help)`);
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new ConfigError(`${flag} needs a value`);
+    raw[entry[0]] = value;
+  }
+  const logLevel = raw.logLevel;
+  if (!["error", "warn", "info", "debug"].includes(logLevel)) throw new ConfigError(`VIDHOST_LOG_LEVEL must be error, warn, info or debug`);
+  return {
+    host: raw.host,
+    apiPort: integer("apiPort", raw.apiPort, 0, 65535),
+    sandboxPort: integer("sandboxPort", raw.sandboxPort, 0, 65535),
+    adminPort: integer("adminPort", raw.adminPort, 0, 65535),
+    rtmpPort: integer("rtmpPort", raw.rtmpPort, 0, 65535),
+    publicUrl: raw.publicUrl.replace(/\/+$/, ""),
+    sandboxPublicUrl: raw.sandboxPublicUrl.replace(/\/+$/, ""),
+    adminPublicUrl: raw.adminPublicUrl.replace(/\/+$/, ""),
+    rtmpPublicUrl: raw.rtmpPublicUrl.replace(/\/+$/, ""),
+    dataDir: resolve(raw.dataDir),
+    adminKey: raw.adminKey,
+    docsUrl: raw.docsUrl.replace(/\/+$/, ""),
+    ffmpeg: raw.ffmpeg,
+    ffprobe: raw.ffprobe,
+    webhookLimit: integer("webhookLimit", raw.webhookLimit, 0, 100000),
+    webhookTimeoutMs: integer("webhookTimeoutMs", raw.webhookTimeoutMs, 100, 600000),
+    webhookRetryDelayMs: 3000,
+    encodingConcurrency: integer("encodingConcurrency", raw.encodingConcurrency, 1, 64),
+    rateLimits: parseRateLimits(raw.rateLimits),
+    adminRateLimit: integer("adminRateLimit", raw.adminRateLimit, 1, 1000000),
+    logLevel: logLevel as Config["logLevel"],
+  };
+}

@@ -1,0 +1,21 @@
+import Database from "better-sqlite3";
+import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import * as schema from "./schema";
+
+export type Db = BetterSQLite3Database<typeof schema>;
+
+export interface Database_ {
+  sqlite: Database.Database;
+  db: Db;
+}
+
+/** Opens the SQLite file with WAL, a busy timeout and foreign keys; `:memory:` for tests. */
+export function openDatabase(file: string): Database_ {
+  // One connection per process: better-sqlite3 is synchronous, so it is the single writer.
+  const sqlite = new Database(file, { timeout: 5000 });
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("synchronous = NORMAL");
+  sqlite.pragma("foreign_keys = ON");
+  sqlite.pragma("busy_timeout = 5000");
+  return { sqlite, db: drizzle(sqlite, { schema }) };
+}

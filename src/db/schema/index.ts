@@ -1,0 +1,4 @@
+export * from "./projects";
+export * from "./keys";
+export * from "./webhooks";
+export * from "./jobs";

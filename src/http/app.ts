@@ -1,0 +1,106 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../context";
+import {
+  ApiError, invalidAttributes, invalidPayload, invalidProblem, methodNotAllowed, payloadTooLarge,
+  requiredProblem, serverError, unrecognizedUrl, type Problem,
+} from "./errors";
+
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+/** A JSON response with exactly `Content-Type: application/json` (the official Node client rejects a charset). */
+export function json(value: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(value), { status, headers: { ...headers, "content-type": "application/json" } });
+}
+
+/** `/restreams/0/serverUrl` → `restreams[0][serverUrl]`, api.video's way of naming nested attributes. */
+function attributeName(path: string): string {
+  const [head = "", ...rest] = path.replace(/^\//, "").split("/");
+  return head + rest.map((p) => `[${p}]`).join("");
+}
+
+function describe(schema: any): string {
+  if (schema?.error) return String(schema.error);
+  if (schema?.anyOf?.every((s: any) => s.const !== undefined)) {
+    return `This attribute must be one of: ${schema.anyOf.map((s: any) => s.const).join(", ")}.`;
+  }
+  const kind: Record<string, string> = { array: "an array", string: "a string", boolean: "a boolean", integer: "an integer", number: "a number", object: "an object" };
+  return `This attribute must be ${kind[schema?.type] ?? "valid"}.`;
+}
+
+/** Elysia's schema failures as api.video problems: one per attribute, required before invalid. */
+function validationProblems(all: { path: string; message: string; schema?: unknown }[]): Problem[] {
+  const byName = new Map<string, Problem>();
+  for (const e of all) {
+    const name = attributeName(e.path);
+    if (byName.has(name)) continue;
+    if (e.message === "Expected required property") byName.set(name, requiredProblem(name));
+    else if (e.message === "Unexpected property") byName.set(name, invalidProblem(name, "This attribute is not allowed."));
+    else byName.set(name, invalidProblem(name, describe(e.schema)));
+  }
+  return [...byName.values()];
+}
+
+/** Routes as regular expressions, to tell an unknown path (404) from a wrong method (405). */
+function routeTable(routes: { method: string; path: string }[]) {
+  return routes.map((r) => ({
+    method: r.method,
+    pattern: new RegExp("^" + r.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*") + "/?$"),
+  }));
+}
+
+/** Reads a JSON body, refusing more than JSON_BODY_LIMIT bytes before buffering them. */
+async function readJson(request: Request): Promise<unknown> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > JSON_BODY_LIMIT) throw payloadTooLarge("1 MiB");
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > JSON_BODY_LIMIT) throw payloadTooLarge("1 MiB");
+      chunks.push(chunk);
+    }
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidPayload();
+  }
+}
+
+/** The root of each listener: JSON bodies and answers, the one error handler, 404 versus 405. */
+export function baseApp(app: AppContext, name: string) {
+  let table: ReturnType<typeof routeTable> | undefined;
+  const root: Elysia<any, any, any, any, any, any, any> = new Elysia({ name, normalize: false })
+    .onParse(async ({ request, contentType }) => {
+      if (contentType?.startsWith("application/json")) return (await readJson(request)) ?? null;
+    })
+    .mapResponse({ as: "global" }, ({ responseValue, set }) => {
+      if (responseValue instanceof Response || responseValue === undefined || responseValue === null) return;
+      if (typeof responseValue !== "object") return;
+      const status = typeof set.status === "number" ? set.status : 200;
+      return json(responseValue, status, set.headers as Record<string, string>);
+    })
+    .onError({ as: "global" }, ({ code, error, set, request, path }) => {
+      let failure: ApiError;
+      if (error instanceof ApiError) failure = error;
+      else if (code === "VALIDATION") {
+        const v = error as unknown as { type: string; value: unknown; all: { path: string; message: string; schema?: unknown }[] };
+        if (v.type === "body" && (v.value === undefined || v.value === null || typeof v.value !== "object")) {
+          failure = invalidPayload("The request body must be a JSON object.");
+        } else failure = invalidAttributes(validationProblems(v.all));
+      } else if (code === "PARSE") failure = invalidPayload();
+      else if (code === "NOT_FOUND") {
+        table ??= routeTable(root.routes);
+        const allow = [...new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+        failure = allow.length && !allow.includes(request.method) ? methodNotAllowed(allow) : unrecognizedUrl();
+      } else {
+        app.log.error("request failed", { method: request.method, path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        failure = serverError();
+      }
+      return json(failure.body(app.config.docsUrl), failure.status, { ...(set.headers as Record<string, string>), ...failure.fields.headers });
+    });
+  return root;
+}

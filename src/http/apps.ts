@@ -1,0 +1,77 @@
+import { swagger } from "@elysiajs/swagger";
+import { t } from "elysia";
+import { authRoutes } from "../auth/routes";
+import type { Environment, RateCategory } from "../config";
+import type { AppContext } from "../context";
+import { apiKeyRoutes } from "../keys/routes";
+import { projectRoutes } from "../projects/routes";
+import { sha256Hex } from "../security";
+import { webhookRoutes } from "../webhooks/routes";
+import { requireAdmin } from "./admin-auth";
+import { baseApp } from "./app";
+import { tooManyRequests } from "./errors";
+import { RateLimiter } from "./rate-limit";
+import { requireScope } from "./scope";
+
+const CORS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
+  "access-control-allow-headers": "Authorization, Content-Type, Content-Range, AV-Origin-Client, AV-Origin-App, AV-Origin-Sdk",
+  "access-control-expose-headers": "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Retry-After, Retry-After",
+  "access-control-max-age": "600",
+};
+
+/** Uploads are POSTs that carry files; every other non-GET is a write. */
+function rateCategory(method: string, path: string): RateCategory {
+  if (method === "GET" || method === "HEAD") return "reads";
+  if (method === "POST" && /\/(source|thumbnail|logo|upload|watermarks)$|\/(captions|chapters)\//.test(path)) return "uploads";
+  return "writes";
+}
+
+const health = t.Object({ status: t.Literal("ok") });
+
+/** The main API of one environment (production or sandbox listener). */
+export function mainApi(app: AppContext, environment: Environment) {
+  const limiter = new RateLimiter(60_000, app.clock);
+  const scoped = requireScope(app, environment);
+  return baseApp(app, `api-${environment}`)
+    .onRequest(({ request, set }) => {
+      Object.assign(set.headers, CORS);
+      if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS });
+      const path = new URL(request.url).pathname;
+      if (path === "/health" || path.startsWith("/swagger")) return;
+      const category = rateCategory(request.method, path);
+      // Keyed by the credential presented (hashed, so secrets are not kept in memory) or, without one, the client address.
+      const identity = sha256Hex(request.headers.get("authorization") ?? `anon:${request.headers.get("x-forwarded-for") ?? ""}`);
+      const decision = limiter.hit(`${category}:${identity}`, app.config.rateLimits[environment][category]);
+      set.headers["x-ratelimit-limit"] = String(decision.limit);
+      set.headers["x-ratelimit-remaining"] = String(decision.remaining);
+      set.headers["x-ratelimit-retry-after"] = String(decision.retryAfterS);
+      if (!decision.allowed) throw tooManyRequests(decision.retryAfterS);
+    })
+    .get("/health", () => ({ status: "ok" as const }), { response: { 200: health }, detail: { hide: true } })
+    .use(swagger({
+      path: "/swagger",
+      documentation: { info: { title: `Vidhost API (${environment})`, version: "1" } },
+      exclude: ["/health"],
+    }))
+    .use(authRoutes(app, environment))
+    .use(webhookRoutes(scoped));
+}
+
+/** The admin API and (later) the dashboard. */
+export function adminApi(app: AppContext) {
+  const admin = requireAdmin(app, new RateLimiter(1000, app.clock));
+  return baseApp(app, "admin")
+    .get("/health", () => ({ status: "ok" as const }), { response: { 200: health }, detail: { hide: true } })
+    .use(swagger({
+      path: "/swagger",
+      documentation: { info: { title: "Vidhost admin API", version: "1" } },
+      exclude: ["/health"],
+    }))
+    .use(projectRoutes(app, admin))
+    .use(apiKeyRoutes(app, admin));
+}
+
+export type MainApi = ReturnType<typeof mainApi>;
+export type AdminApi = ReturnType<typeof adminApi>;

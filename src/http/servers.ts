@@ -1,0 +1,26 @@
+import type { Server } from "bun";
+
+export interface Listener {
+  port: number;
+  /** Stops accepting, lets in-flight requests finish, then resolves. */
+  stop(): Promise<void>;
+}
+
+/** Uploads stream to disk, so the body limit is the largest upload (20 GiB) plus multipart overhead. */
+const MAX_BODY = 21 * 1024 ** 3;
+
+/** Serves an Elysia app with Bun on host:port (0 picks a free port). */
+export function listen(app: { fetch: (request: Request) => Response | Promise<Response> }, host: string, port: number): Listener {
+  const server: Server<undefined> = Bun.serve({
+    hostname: host,
+    port,
+    fetch: (request) => app.fetch(request),
+    maxRequestBodySize: MAX_BODY,
+    // Long enough for slow uploads and webhook-free long polls; Bun's maximum is 255 s.
+    idleTimeout: 120,
+  });
+  return {
+    port: server.port!,
+    stop: () => server.stop(false),
+  };
+}

@@ -1,0 +1,172 @@
+import { and, asc, eq, inArray, lt, lte, sql } from "drizzle-orm";
+import type { Clock } from "../clock";
+import type { Db } from "../db/client";
+import { jobs } from "../db/schema";
+import { newId } from "../ids";
+import type { Logger } from "../log";
+
+export type JobOutcome =
+  | { status: "success" }
+  | { status: "retry"; delayMs: number; error: string }
+  | { status: "failure"; error: string }
+  | { status: "skip"; reason: string };
+
+export interface JobRun {
+  jobId: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  maxAttempts: number;
+  /** Aborted when the process shuts down; the job is then released, not counted. */
+  signal: AbortSignal;
+}
+
+/** A named, typed job kind with its own concurrency. */
+export interface JobHandler<P = unknown> {
+  kind: string;
+  concurrency: number;
+  /** How long a lease lasts before another worker may take the job; renewed while it runs. */
+  leaseMs: number;
+  run(payload: P, run: JobRun): Promise<JobOutcome>;
+}
+
+type Runner = Pick<Db, "insert">;
+
+/** A durable queue in SQLite: jobs survive restarts, leases expire if a process dies. */
+export class JobQueue {
+  private handlers = new Map<string, JobHandler<any>>();
+  private running = new Map<string, { kind: string; abort: AbortController; done: Promise<void> }>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private started = false;
+  private readonly owner = newId("job_");
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly pollMs = 1000,
+  ) {}
+
+  /** Registers the handler for a kind; jobs of unknown kinds wait until one is registered. */
+  register<P>(handler: JobHandler<P>): void {
+    this.handlers.set(handler.kind, handler);
+  }
+
+  /** Adds a job; pass the open transaction so the job commits with the change that caused it. */
+  enqueue(runner: Runner, kind: string, payload: unknown, opts: { maxAttempts?: number; runAt?: number } = {}): string {
+    const now = this.clock.now().getTime();
+    const id = newId("job_");
+    runner.insert(jobs).values({
+      id, kind, payload: JSON.stringify(payload), status: "queued", attempts: 0,
+      maxAttempts: opts.maxAttempts ?? 1, runAt: opts.runAt ?? now, createdAt: now, updatedAt: now,
+    }).run();
+    return id;
+  }
+
+  /** Wakes the worker loop now instead of at its next poll (call after committing new jobs). */
+  notify(): void {
+    if (this.started) queueMicrotask(() => this.tick());
+  }
+
+  start(): void {
+    this.started = true;
+    this.tick();
+  }
+
+  /** Stops taking jobs, aborts the running ones and hands their leases back so the next start resumes them. */
+  async stop(): Promise<void> {
+    this.started = false;
+    clearTimeout(this.timer);
+    const inFlight = [...this.running.values()];
+    for (const r of inFlight) r.abort.abort();
+    await Promise.allSettled(inFlight.map((r) => r.done));
+    this.db.update(jobs)
+      .set({ status: "queued", leaseOwner: null, leaseUntil: null, attempts: sql`max(${jobs.attempts} - 1, 0)` })
+      .where(and(eq(jobs.status, "running"), eq(jobs.leaseOwner, this.owner))).run();
+  }
+
+  private tick(): void {
+    if (!this.started) return;
+    clearTimeout(this.timer);
+    const now = this.clock.now().getTime();
+    this.recoverExpiredLeases(now);
+    for (const handler of this.handlers.values()) {
+      while (this.countRunning(handler.kind) < handler.concurrency) {
+        const job = this.lease(handler, now);
+        if (!job) break;
+        this.execute(handler, job);
+      }
+    }
+    this.timer = setTimeout(() => this.tick(), this.nextWakeMs(now));
+  }
+
+  private nextWakeMs(now: number): number {
+    const next = this.db.select({ runAt: jobs.runAt }).from(jobs)
+      .where(and(eq(jobs.status, "queued"), inArray(jobs.kind, [...this.handlers.keys()])))
+      .orderBy(asc(jobs.runAt)).limit(1).get();
+    return next ? Math.max(5, Math.min(this.pollMs, next.runAt - now)) : this.pollMs;
+  }
+
+  private countRunning(kind: string): number {
+    let n = 0;
+    for (const r of this.running.values()) if (r.kind === kind) n++;
+    return n;
+  }
+
+  private recoverExpiredLeases(now: number): void {
+    // A job whose worker died mid-run is retried, unless that run was already its last attempt.
+    this.db.update(jobs)
+      .set({
+        status: sql`CASE WHEN ${jobs.attempts} >= ${jobs.maxAttempts} THEN 'failed' ELSE 'queued' END`,
+        lastError: "the worker stopped before finishing", leaseOwner: null, leaseUntil: null, updatedAt: now,
+      })
+      .where(and(eq(jobs.status, "running"), lt(jobs.leaseUntil, now))).run();
+  }
+
+  private lease(handler: JobHandler, now: number) {
+    const due = this.db.select({ id: jobs.id }).from(jobs)
+      .where(and(eq(jobs.status, "queued"), eq(jobs.kind, handler.kind), lte(jobs.runAt, now)))
+      .orderBy(asc(jobs.runAt)).limit(1);
+    return this.db.update(jobs)
+      .set({ status: "running", leaseOwner: this.owner, leaseUntil: now + handler.leaseMs, attempts: sql`${jobs.attempts} + 1`, updatedAt: now })
+      .where(and(inArray(jobs.id, due), eq(jobs.status, "queued")))
+      .returning().get();
+  }
+
+  private execute(handler: JobHandler, job: typeof jobs.$inferSelect): void {
+    const abort = new AbortController();
+    const renew = setInterval(() => {
+      this.db.update(jobs).set({ leaseUntil: this.clock.now().getTime() + handler.leaseMs })
+        .where(and(eq(jobs.id, job.id), eq(jobs.leaseOwner, this.owner))).run();
+    }, Math.max(50, handler.leaseMs / 3));
+    const done = (async () => {
+      let outcome: JobOutcome;
+      try {
+        outcome = await handler.run(JSON.parse(job.payload), { jobId: job.id, attempt: job.attempts, maxAttempts: job.maxAttempts, signal: abort.signal });
+      } catch (err) {
+        outcome = { status: "failure", error: err instanceof Error ? err.message : String(err) };
+        this.log.error(`job ${handler.kind} threw`, { jobId: job.id, error: String(err) });
+      } finally {
+        clearInterval(renew);
+      }
+      // An aborted job is released by stop(); recording its outcome would count a shutdown as a failure.
+      if (!abort.signal.aborted) this.settle(job, outcome);
+    })().finally(() => {
+      this.running.delete(job.id);
+      if (this.started) this.tick();
+    });
+    this.running.set(job.id, { kind: handler.kind, abort, done });
+  }
+
+  private settle(job: typeof jobs.$inferSelect, outcome: JobOutcome): void {
+    const now = this.clock.now().getTime();
+    const base = { leaseOwner: null, leaseUntil: null, updatedAt: now };
+    const where = and(eq(jobs.id, job.id), eq(jobs.leaseOwner, this.owner));
+    if (outcome.status === "retry" && job.attempts < job.maxAttempts) {
+      this.db.update(jobs).set({ ...base, status: "queued", runAt: now + outcome.delayMs, lastError: outcome.error }).where(where).run();
+    } else if (outcome.status === "success" || outcome.status === "skip") {
+      this.db.update(jobs).set({ ...base, status: outcome.status === "success" ? "done" : "skipped", lastError: outcome.status === "skip" ? outcome.reason : null }).where(where).run();
+    } else {
+      this.db.update(jobs).set({ ...base, status: "failed", lastError: outcome.error }).where(where).run();
+    }
+  }
+}

@@ -1,0 +1,137 @@
+#!/usr/bin/env bun
+// Composition root and CLI: builds config, database, queue, services and listeners, and wires them.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { systemClock, type Clock } from "./clock";
+import { ConfigError, helpText, loadConfig, type Config } from "./config";
+import type { AppContext } from "./context";
+import { openDatabase } from "./db/client";
+import { migrate } from "./db/migrate";
+import { adminApi, mainApi } from "./http/apps";
+import { listen, type Listener } from "./http/servers";
+import { JobQueue } from "./jobs/queue";
+import { createLogger, type Logger } from "./log";
+import { bootstrap, type FirstStart } from "./projects/bootstrap";
+import { webhookDeliveryHandler } from "./webhooks/delivery";
+
+export interface Appliance {
+  ctx: AppContext;
+  ports: { api: number; sandbox: number; admin: number };
+  firstStart: FirstStart;
+  /** Graceful stop: listeners drain, running jobs hand back their leases, the database closes. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  log?: Logger;
+}
+
+/** Opens the data directory and database, runs migrations, bootstraps keys, then binds every listener. */
+export async function startAppliance(config: Config, options: StartOptions = {}): Promise<Appliance> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const clock = options.clock ?? systemClock;
+  mkdirSync(join(config.dataDir, "media"), { recursive: true });
+  const { sqlite, db } = openDatabase(join(config.dataDir, "vidhost.db"));
+  const applied = migrate(sqlite);
+  if (applied.length) log.info("migrations applied", { applied });
+
+  const queue = new JobQueue(db, clock, log);
+  const ctx: AppContext = { db, config, clock, log, queue, urls: { production: "", sandbox: "", admin: "", rtmp: "" } };
+  const firstStart = bootstrap(ctx);
+  queue.register(webhookDeliveryHandler(ctx));
+
+  const listeners: Listener[] = [];
+  const bind = (app: { fetch: (r: Request) => Response | Promise<Response> }, port: number) => {
+    const listener = listen(app, config.host, port);
+    listeners.push(listener);
+    return listener.port;
+  };
+  const ports = {
+    api: bind(mainApi(ctx, "production"), config.apiPort),
+    sandbox: bind(mainApi(ctx, "sandbox"), config.sandboxPort),
+    admin: bind(adminApi(ctx), config.adminPort),
+  };
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+  ctx.urls.production = config.publicUrl || `http://${host}:${ports.api}`;
+  ctx.urls.sandbox = config.sandboxPublicUrl || `http://${host}:${ports.sandbox}`;
+  ctx.urls.admin = config.adminPublicUrl || `http://${host}:${ports.admin}`;
+  ctx.urls.rtmp = config.rtmpPublicUrl || `rtmp://${host}:${config.rtmpPort}`;
+  queue.start();
+  log.info("listening", { production: ctx.urls.production, sandbox: ctx.urls.sandbox, admin: ctx.urls.admin, ports });
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await Promise.all(listeners.map((l) => l.stop()));
+      await queue.stop();
+      sqlite.close();
+    })());
+  return { ctx, ports, firstStart, stop };
+}
+
+function printWelcome(app: Appliance): void {
+  const { urls } = app.ctx;
+  const lines = [
+    "",
+    "Vidhost is running.",
+    `  Dashboard and admin API: ${urls.admin}`,
+    `  Production API:          ${urls.production}`,
+    `  Sandbox API:             ${urls.sandbox}`,
+    `  OpenAPI documents:       ${urls.sandbox}/swagger (UI), ${urls.sandbox}/swagger/json`,
+  ];
+  if (app.firstStart.adminKey) lines.push("", `  Admin key (shown once, keep it): ${app.firstStart.adminKey}`);
+  if (app.firstStart.defaultProject) {
+    lines.push(
+      `  "Default project" ${app.firstStart.defaultProject.projectId}`,
+      `  Sandbox API key (shown once):    ${app.firstStart.defaultProject.sandboxKey}`,
+      "",
+      `  Try it: curl -u ${app.firstStart.defaultProject.sandboxKey}: ${urls.sandbox}/webhooks`,
+    );
+  }
+  console.log(lines.join("\n") + "\n");
+}
+
+/** `vidhost <command> [flags]`. */
+export async function runCli(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+  const [command = "serve", ...rest] = argv[0]?.startsWith("-") ? ["serve", ...argv] : argv;
+  if (command === "help" || rest.includes("--help") || rest.includes("-h") || argv.includes("--help")) {
+    console.log(helpText());
+    return 0;
+  }
+  let config: Config;
+  try {
+    config = loadConfig(rest, env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(`vidhost: ${err.message}`);
+    return 2;
+  }
+  if (command === "migrate") {
+    mkdirSync(config.dataDir, { recursive: true });
+    const { sqlite } = openDatabase(join(config.dataDir, "vidhost.db"));
+    const applied = migrate(sqlite);
+    sqlite.close();
+    console.log(applied.length ? `applied ${applied.join(", ")}` : "database is up to date");
+    return 0;
+  }
+  if (command !== "serve") {
+    console.error(`vidhost: unknown command "${command}" (see vidhost --help)`);
+    return 2;
+  }
+  const app = await startAppliance(config);
+  printWelcome(app);
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      app.ctx.log.info(`${signal} received, stopping`);
+      app.stop().then(resolve);
+    };
+    process.once("SIGINT", () => shutdown("SIGINT"));
+    process.once("SIGTERM", () => shutdown("SIGTERM"));
+  });
+  return 0;
+}
+
+if (import.meta.main) {
+  runCli(process.argv.slice(2), process.env).then((code) => process.exit(code));
+}

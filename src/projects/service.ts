@@ -1,0 +1,50 @@
+import { eq } from "drizzle-orm";
+import { atom } from "../clock";
+import type { AppContext } from "../context";
+import { projects } from "../db/schema";
+import { notFound } from "../http/errors";
+import { newId } from "../ids";
+
+type ProjectRow = typeof projects.$inferSelect;
+
+/** The admin API's snake_case project body; `production_enabled` is Vidhost's extension. */
+export function projectBody(row: ProjectRow) {
+  return {
+    project_id: row.id,
+    created_at: row.createdAt,
+    name: row.name,
+    deletes_at: row.deletesAt,
+    region: row.region,
+    deleted: row.deleted,
+    production_enabled: row.productionEnabled,
+  };
+}
+
+/** The project row, or 404 naming project_id (deleted projects are gone for the API). */
+export function getProjectRow(app: AppContext, projectId: string): ProjectRow {
+  const row = app.db.select().from(projects).where(eq(projects.id, projectId)).get();
+  if (!row || row.deleted) throw notFound("project_id");
+  return row;
+}
+
+/** Creates a sandbox-only project. */
+export function createProject(app: AppContext, input: { name: string }) {
+  const row = { id: newId("project_"), name: input.name, createdAt: atom(app.clock.now()) };
+  app.db.insert(projects).values(row).run();
+  return projectBody(getProjectRow(app, row.id));
+}
+
+/** Reads one project. */
+export function getProject(app: AppContext, projectId: string) {
+  return projectBody(getProjectRow(app, projectId));
+}
+
+/** Renames a project and/or switches its mode; production can be enabled and disabled again. */
+export function updateProject(app: AppContext, projectId: string, input: { name?: string; production_enabled?: boolean }) {
+  getProjectRow(app, projectId);
+  const changes: Partial<ProjectRow> = {};
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.production_enabled !== undefined) changes.productionEnabled = input.production_enabled;
+  if (Object.keys(changes).length) app.db.update(projects).set(changes).where(eq(projects.id, projectId)).run();
+  return projectBody(getProjectRow(app, projectId));
+}

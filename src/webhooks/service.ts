@@ -1,0 +1,101 @@
+import { and, count, eq, like, sql } from "drizzle-orm";
+import { atom } from "../clock";
+import type { ScopeCtx } from "../context";
+import { webhooks } from "../db/schema";
+import { invalidAttributes, invalidProblem, notFound, requiredProblem, type Problem } from "../http/errors";
+import { offsetOf, paginate, type Page } from "../http/pagination";
+import { newId, randomBase62 } from "../ids";
+import { WEBHOOK_EVENTS, type WebhookEvent } from "./events";
+
+type WebhookRow = typeof webhooks.$inferSelect;
+
+function webhookBody(row: WebhookRow) {
+  return {
+    webhookId: row.id,
+    createdAt: row.createdAt,
+    events: JSON.parse(row.events) as string[],
+    url: row.url,
+    signatureSecret: row.signatureSecret,
+  };
+}
+
+const inScope = (ctx: ScopeCtx) => and(eq(webhooks.projectId, ctx.projectId), eq(webhooks.environment, ctx.environment));
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+/** Every rule a webhook creation breaks, one problem each. */
+function creationProblems(ctx: ScopeCtx, input: { events?: unknown; url?: unknown }): Problem[] {
+  const problems: Problem[] = [];
+  if (input.events === undefined) problems.push(requiredProblem("events"));
+  else if (!Array.isArray(input.events)) problems.push(invalidProblem("events", "This attribute must be an array."));
+  else if (input.events.length === 0) problems.push(invalidProblem("events", "This attribute must list at least one event."));
+  else {
+    input.events.forEach((e, i) => {
+      if (!WEBHOOK_EVENTS.includes(e as WebhookEvent)) {
+        problems.push(invalidProblem(`events[${i}]`, `This attribute must be one of: ${WEBHOOK_EVENTS.join(", ")}.`));
+      }
+    });
+  }
+  if (input.url === undefined) problems.push(requiredProblem("url"));
+  else if (typeof input.url !== "string" || !isHttpUrl(input.url)) problems.push(invalidProblem("url", "This attribute must be an http or https URL."));
+  const existing = ctx.db.select({ n: count() }).from(webhooks).where(inScope(ctx)).get()!.n;
+  if (existing >= ctx.config.webhookLimit) {
+    problems.push({ kind: "webhook-limit-reached", title: "Your account has reached the webhook urls limit.", name: "url" });
+  }
+  return problems;
+}
+
+/** Subscribes a URL to events; the answer carries the signature secret used to sign deliveries. */
+export function createWebhook(ctx: ScopeCtx, input: { events?: unknown; url?: unknown }) {
+  const problems = creationProblems(ctx, input);
+  if (problems.length) throw invalidAttributes(problems);
+  const row: WebhookRow = {
+    id: newId("webhook_"),
+    projectId: ctx.projectId,
+    environment: ctx.environment,
+    url: input.url as string,
+    events: JSON.stringify([...new Set(input.events as string[])]),
+    signatureSecret: `sig_sec_${randomBase62(22)}`,
+    createdAt: atom(ctx.clock.now()),
+  };
+  ctx.db.insert(webhooks).values(row).run();
+  return webhookBody(row);
+}
+
+
+/** Lists this scope's webhooks, oldest first, optionally only those subscribed to one event. */
+export function listWebhooks(ctx: ScopeCtx, input: { url: string; page: Page; events?: string }) {
+  if (input.events !== undefined && !WEBHOOK_EVENTS.includes(input.events as WebhookEvent)) {
+    throw invalidAttributes([invalidProblem("events", `This attribute must be one of: ${WEBHOOK_EVENTS.join(", ")}.`)]);
+  }
+  // Event names contain no LIKE wildcards, and each is stored quoted inside the JSON array.
+  const where = input.events ? and(inScope(ctx), like(webhooks.events, `%"${input.events}"%`)) : inScope(ctx);
+  const total = ctx.db.select({ n: count() }).from(webhooks).where(where).get()!.n;
+  const rows = ctx.db.select().from(webhooks).where(where).orderBy(sql`rowid`)
+    .limit(input.page.pageSize).offset(offsetOf(input.page)).all();
+  return paginate(input.url, input.page, total, rows.map(webhookBody));
+}
+
+function findWebhook(ctx: ScopeCtx, webhookId: string): WebhookRow {
+  const row = ctx.db.select().from(webhooks).where(and(inScope(ctx), eq(webhooks.id, webhookId))).get();
+  if (!row) throw notFound("webhookId");
+  return row;
+}
+
+/** Reads one webhook of this scope (another project's id is a 404). */
+export function getWebhook(ctx: ScopeCtx, webhookId: string) {
+  return webhookBody(findWebhook(ctx, webhookId));
+}
+
+/** Deletes a webhook; its pending deliveries are dropped with it. */
+export function deleteWebhook(ctx: ScopeCtx, webhookId: string): void {
+  findWebhook(ctx, webhookId);
+  ctx.db.delete(webhooks).where(eq(webhooks.id, webhookId)).run();
+}
