@@ -85,10 +85,13 @@ export function baseApp(app: AppContext, name: string) {
     })
     .onError({ as: "global" }, ({ code, error, set, request, path }) => {
       let failure: ApiError;
+      // Errors thrown while parsing (the body limit) arrive wrapped in Elysia's ParseError.
+      const cause = (error as { cause?: unknown }).cause;
       if (error instanceof ApiError) failure = error;
+      else if (cause instanceof ApiError) failure = cause;
       else if (code === "VALIDATION") {
         const v = error as unknown as { type: string; value: unknown; all: { path: string; message: string; schema?: unknown }[] };
-        if (v.type === "body" && (v.value === undefined || v.value === null || typeof v.value !== "object")) {
+        if (v.type === "body" && (v.value === null || typeof v.value !== "object" || Array.isArray(v.value))) {
           failure = invalidPayload("The request body must be a JSON object.");
         } else failure = invalidAttributes(validationProblems(v.all));
       } else if (code === "PARSE") failure = invalidPayload();

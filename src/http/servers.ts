@@ -9,6 +9,9 @@ export interface Listener {
 /** Uploads stream to disk, so the body limit is the largest upload (20 GiB) plus multipart overhead. */
 const MAX_BODY = 21 * 1024 ** 3;
 
+/** How long a stop waits for in-flight requests before closing what is left. */
+const STOP_GRACE_MS = 5000;
+
 /** Serves an Elysia app with Bun on host:port (0 picks a free port). */
 export function listen(app: { fetch: (request: Request) => Response | Promise<Response> }, host: string, port: number): Listener {
   const server: Server<undefined> = Bun.serve({
@@ -21,6 +24,13 @@ export function listen(app: { fetch: (request: Request) => Response | Promise<Re
   });
   return {
     port: server.port!,
-    stop: () => server.stop(false),
+    async stop() {
+      // Idle keep-alive sockets (or a client that never finished sending) would hold a graceful stop forever.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)));
+      await Promise.race([server.stop(false), grace]);
+      clearTimeout(timer);
+      await server.stop(true);
+    },
   };
 }

@@ -1,0 +1,28 @@
+import { expect, test } from "bun:test";
+import { ConfigError, helpText, loadConfig } from "./config";
+
+test("defaults follow DESIGN.md", () => {
+  const c = loadConfig([], {});
+  expect([c.host, c.apiPort, c.sandboxPort, c.adminPort, c.rtmpPort]).toEqual(["127.0.0.1", 8080, 8081, 8090, 1935]);
+  expect(c.dataDir).toEndWith("/data");
+  expect(c.webhookLimit).toBe(20);
+  expect(c.rateLimits.sandbox).toEqual({ uploads: 40, writes: 40, reads: 100 });
+});
+
+test("flags win over environment variables, in both flag forms", () => {
+  const c = loadConfig(["--api-port", "0", "--host=0.0.0.0"], { VIDHOST_API_PORT: "9000", VIDHOST_SANDBOX_PORT: "9001" });
+  expect([c.apiPort, c.sandboxPort, c.host]).toEqual([0, 9001, "0.0.0.0"]);
+});
+
+test("bad values are clear errors", () => {
+  expect(() => loadConfig(["--api-port", "http"], {})).toThrow(ConfigError);
+  expect(() => loadConfig(["--nope", "1"], {})).toThrow("unknown flag --nope");
+  expect(() => loadConfig([], { VIDHOST_RATE_LIMITS: "sandbox.reads=x" })).toThrow("VIDHOST_RATE_LIMITS");
+  expect(loadConfig([], { VIDHOST_RATE_LIMITS: "production.writes=7" }).rateLimits.production.writes).toBe(7);
+});
+
+test("--help lists every setting", () => {
+  for (const name of ["VIDHOST_HOST", "VIDHOST_API_PORT", "VIDHOST_SANDBOX_PORT", "VIDHOST_ADMIN_PORT", "VIDHOST_RTMP_PORT", "VIDHOST_PUBLIC_URL", "VIDHOST_DATA_DIR", "VIDHOST_ADMIN_KEY", "--data-dir"]) {
+    expect(helpText()).toContain(name);
+  }
+});
