@@ -2,14 +2,21 @@
 // Composition root and CLI: builds config, database, queue, services and listeners, and wires them.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { KeyCache } from "./auth/key-cache";
 import { systemClock, type Clock } from "./clock";
 import { ConfigError, helpText, loadConfig, type Config } from "./config";
 import type { AppContext } from "./context";
 import { openDatabase } from "./db/client";
 import { migrate } from "./db/migrate";
+import { PreparedStatements } from "./db/prepared";
 import { adminApi, mainApi } from "./http/apps";
 import { listen, type Listener } from "./http/servers";
+import { encodeHandler } from "./encoding/job";
+import { installSandboxWatermark } from "./encoding/sandbox";
 import { JobQueue } from "./jobs/queue";
+import { startSchedules } from "./jobs/schedules";
+import { clearTempFiles, localStorage } from "./media/storage";
+import { locateMediaTools } from "./media/tools";
 import { createLogger, type Logger } from "./log";
 import { bootstrap, type FirstStart } from "./projects/bootstrap";
 import { webhookDeliveryHandler } from "./webhooks/delivery";
@@ -37,9 +44,20 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   if (applied.length) log.info("migrations applied", { applied });
 
   const queue = new JobQueue(db, clock, log);
-  const ctx: AppContext = { db, config, clock, log, queue, urls: { production: "", sandbox: "", admin: "", rtmp: "" } };
+  const prepared = new PreparedStatements(db);
+  const keyCache = new KeyCache();
+  clearTempFiles(config.dataDir);
+  const storage = localStorage(config.dataDir);
+  await installSandboxWatermark(storage);
+  const media = locateMediaTools(config);
+  if ("missing" in media) log.warn(`${media.missing}; uploads are accepted but will not encode`);
+  const ctx: AppContext = {
+    db, prepared, keyCache, config, clock, log, queue, storage, media,
+    urls: { production: "", sandbox: "", admin: "", rtmp: "" },
+  };
   const firstStart = bootstrap(ctx);
   queue.register(webhookDeliveryHandler(ctx));
+  queue.register(encodeHandler(ctx));
 
   const listeners: Listener[] = [];
   const bind = (app: { fetch: (r: Request) => Response | Promise<Response> }, port: number) => {
@@ -58,11 +76,13 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   ctx.urls.admin = config.adminPublicUrl || `http://${host}:${ports.admin}`;
   ctx.urls.rtmp = config.rtmpPublicUrl || `rtmp://${host}:${config.rtmpPort}`;
   queue.start();
+  const stopSchedules = startSchedules(ctx);
   log.info("listening", { production: ctx.urls.production, sandbox: ctx.urls.sandbox, admin: ctx.urls.admin, ports });
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
+      stopSchedules();
       await Promise.all(listeners.map((l) => l.stop()));
       await queue.stop();
       sqlite.close();

@@ -1,10 +1,12 @@
-import { and, eq, gt, lt } from "drizzle-orm";
+import { and, eq, gt, lt, sql } from "drizzle-orm";
 import type { Environment } from "../config";
 import type { AppContext, ScopeCtx } from "../context";
+import { preparedQuery } from "../db/prepared";
 import { apiKeys, authTokens, projects } from "../db/schema";
 import { invalidCredentials, unauthorized } from "../http/errors";
 import { newId, newSecret } from "../ids";
 import { constantTimeEqual, sha256Hex } from "../security";
+import type { CachedKey } from "./key-cache";
 
 export const ACCESS_TOKEN_TTL_S = 3600;
 /** Refresh tokens outlive access tokens so a client can renew without its API key. */
@@ -19,21 +21,41 @@ export interface TokenPair {
 
 type KeyRow = typeof apiKeys.$inferSelect;
 
+// Hot queries, prepared once per database (see db/prepared.ts).
+const keyByHashQuery = preparedQuery((db) =>
+  db.select().from(apiKeys).where(eq(apiKeys.secretHash, sql.placeholder("hash"))).prepare());
+const keyByIdQuery = preparedQuery((db) =>
+  db.select().from(apiKeys).where(eq(apiKeys.id, sql.placeholder("id"))).prepare());
+const projectQuery = preparedQuery((db) =>
+  db.select({ deleted: projects.deleted, productionEnabled: projects.productionEnabled }).from(projects)
+    .where(eq(projects.id, sql.placeholder("id"))).prepare());
+const liveTokenQuery = preparedQuery((db) =>
+  db.select().from(authTokens)
+    .where(and(eq(authTokens.hash, sql.placeholder("hash")), eq(authTokens.kind, sql.placeholder("kind")), gt(authTokens.expiresAt, sql.placeholder("now"))))
+    .prepare());
+
+const cachedKey = (row: KeyRow): CachedKey => ({ id: row.id, projectId: row.projectId, environment: row.environment });
+
 /** The live key whose secret hashes to `secret`, or undefined. */
-function keyBySecret(app: AppContext, secret: string): KeyRow | undefined {
+function keyBySecret(app: AppContext, secret: string): CachedKey | undefined {
   const hash = sha256Hex(secret);
-  const row = app.db.select().from(apiKeys).where(eq(apiKeys.secretHash, hash)).get();
-  // The index lookup finds the row; the explicit constant-time compare keeps the check itself timing-safe.
-  return row && constantTimeEqual(row.secretHash, hash) ? row : undefined;
+  return app.keyCache.key(hash, () => {
+    const row = keyByHashQuery(app).get({ hash });
+    // The index lookup finds the row; the explicit constant-time compare keeps the check itself timing-safe.
+    return row && constantTimeEqual(row.secretHash, hash) ? cachedKey(row) : undefined;
+  });
 }
 
 /** Why a key may not be used on this listener, or null when it may. */
-function refusal(app: AppContext, key: KeyRow, environment: Environment): string | null {
+function refusal(app: AppContext, key: CachedKey, environment: Environment): string | null {
   if (key.environment !== environment) {
     return `This is a ${key.environment} API key; use it on the ${key.environment} API.`;
   }
-  const project = app.db.select().from(projects).where(eq(projects.id, key.projectId)).get();
-  if (!project || project.deleted) return "This API key's project no longer exists.";
+  const project = app.keyCache.project(key.projectId, () => {
+    const row = projectQuery(app).get({ id: key.projectId });
+    return { exists: !!row && !row.deleted, productionEnabled: !!row?.productionEnabled };
+  });
+  if (!project.exists) return "This API key's project no longer exists.";
   if (environment === "production" && !project.productionEnabled) {
     return "This project is sandbox-only: enable production for it in the dashboard or the admin API before using production keys.";
   }
@@ -55,11 +77,19 @@ function mintPair(app: AppContext, apiKeyId: string): TokenPair {
   return { token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_S, access_token: access, refresh_token: refresh };
 }
 
-function liveToken(app: AppContext, token: string, kind: "access" | "refresh") {
-  const hash = sha256Hex(token);
-  const row = app.db.select().from(authTokens)
-    .where(and(eq(authTokens.hash, hash), eq(authTokens.kind, kind), gt(authTokens.expiresAt, app.clock.now().getTime()))).get();
+function liveToken(app: AppContext, hash: string, kind: "access" | "refresh") {
+  const row = liveTokenQuery(app).get({ hash, kind, now: app.clock.now().getTime() });
   return row && constantTimeEqual(row.hash, hash) ? row : undefined;
+}
+
+/** The key a live access token stands for, or undefined. */
+function keyByAccessToken(app: AppContext, token: string): CachedKey | undefined {
+  const hash = sha256Hex(token);
+  return app.keyCache.accessToken(hash, app.clock.now().getTime(), () => {
+    const row = liveToken(app, hash, "access");
+    const key = row && keyByIdQuery(app).get({ id: row.apiKeyId });
+    return key && { key: cachedKey(key), pairId: row.pairId, expiresAt: row.expiresAt };
+  })?.key;
 }
 
 /** POST /auth/api-key: trades an API key of this environment for an access and a refresh token. */
@@ -72,11 +102,13 @@ export function exchangeApiKey(app: AppContext, environment: Environment, apiKey
 
 /** POST /auth/refresh: rotates both tokens; the old pair stops working at once. */
 export function refreshTokens(app: AppContext, environment: Environment, refreshToken: string): TokenPair {
-  const row = liveToken(app, refreshToken, "refresh");
-  const key = row && app.db.select().from(apiKeys).where(eq(apiKeys.id, row.apiKeyId)).get();
+  const row = liveToken(app, sha256Hex(refreshToken), "refresh");
+  const keyRow = row && keyByIdQuery(app).get({ id: row.apiKeyId });
+  const key = keyRow && cachedKey(keyRow);
   const why = key ? refusal(app, key, environment) : "The refresh token is unknown or expired.";
   if (!row || !key || why) throw invalidCredentials(why ?? "");
   app.db.delete(authTokens).where(eq(authTokens.pairId, row.pairId)).run();
+  app.keyCache.invalidateTokenPair(row.pairId);
   return mintPair(app, key.id);
 }
 
@@ -87,7 +119,7 @@ export function authenticate(app: AppContext, environment: Environment, header: 
     throw unauthorized("authentication-missing-authorization-header", "The Authorization header is missing.", "Send Basic auth with your API key as the user name, or a bearer token from /auth/api-key.");
   }
   const [scheme, rest = ""] = value.split(/\s+(.*)/s, 2);
-  let key: KeyRow | undefined;
+  let key: CachedKey | undefined;
   if (scheme.toLowerCase() === "basic") {
     const decoded = Buffer.from(rest.trim(), "base64").toString("utf8");
     const colon = decoded.indexOf(":");
@@ -99,8 +131,7 @@ export function authenticate(app: AppContext, environment: Environment, header: 
     if (!bare && scheme.toLowerCase() !== "bearer") {
       throw unauthorized("authentication-invalid-authorization-header-value", "The Authorization header is malformed.", "Use Basic or Bearer.");
     }
-    const token = liveToken(app, bare ? scheme : rest.trim(), "access");
-    key = token && app.db.select().from(apiKeys).where(eq(apiKeys.id, token.apiKeyId)).get();
+    key = keyByAccessToken(app, bare ? scheme : rest.trim());
     if (!key) throw unauthorized("authentication-invalid-access-token", "The access token is invalid or expired.");
   }
   const why = refusal(app, key, environment);

@@ -77,6 +77,8 @@ export function baseApp(app: AppContext, name: string) {
     .onParse(async ({ request, contentType }) => {
       if (contentType?.startsWith("application/json")) return (await readJson(request)) ?? null;
     })
+    // Upload routes declare `parse: "stream"`: their handler reads the body stream itself, to disk.
+    .parser("stream", () => null)
     .mapResponse({ as: "global" }, ({ responseValue, set }) => {
       if (responseValue instanceof Response || responseValue === undefined || responseValue === null) return;
       if (typeof responseValue !== "object") return;

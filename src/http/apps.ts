@@ -7,6 +7,11 @@ import { apiKeyRoutes } from "../keys/routes";
 import { projectRoutes } from "../projects/routes";
 import { sha256Hex } from "../security";
 import { webhookRoutes } from "../webhooks/routes";
+import { assetRoutes, deliveryRoutes } from "../delivery/routes";
+import { tagRoutes } from "../tags/routes";
+import { uploadTokenRoutes } from "../upload-tokens/routes";
+import { uploadRoutes } from "../uploads/routes";
+import { videoRoutes } from "../videos/routes";
 import { requireAdmin } from "./admin-auth";
 import { baseApp } from "./app";
 import { tooManyRequests } from "./errors";
@@ -39,7 +44,8 @@ export function mainApi(app: AppContext, environment: Environment) {
       Object.assign(set.headers, CORS);
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS });
       const path = new URL(request.url).pathname;
-      if (path === "/health" || path.startsWith("/swagger")) return;
+      // Players fetch segments by the hundred: delivery is not API traffic and is not rate limited.
+      if (path === "/health" || path.startsWith("/swagger") || path.startsWith("/vod/") || path.startsWith("/assets/")) return;
       const category = rateCategory(request.method, path);
       // Keyed by the credential presented (hashed, so secrets are not kept in memory) or, without one, the client address.
       const identity = sha256Hex(request.headers.get("authorization") ?? `anon:${request.headers.get("x-forwarded-for") ?? ""}`);
@@ -56,7 +62,13 @@ export function mainApi(app: AppContext, environment: Environment) {
       exclude: ["/health"],
     }))
     .use(authRoutes(app, environment))
-    .use(webhookRoutes(scoped));
+    .use(webhookRoutes(scoped))
+    .use(videoRoutes(scoped))
+    .use(uploadRoutes(app, environment))
+    .use(uploadTokenRoutes(scoped))
+    .use(tagRoutes(scoped))
+    .use(deliveryRoutes(app, environment))
+    .use(assetRoutes());
 }
 
 /** The admin API and (later) the dashboard. */

@@ -34,7 +34,7 @@ type Runner = Pick<Db, "insert">;
 /** A durable queue in SQLite: jobs survive restarts, leases expire if a process dies. */
 export class JobQueue {
   private handlers = new Map<string, JobHandler<any>>();
-  private running = new Map<string, { kind: string; abort: AbortController; done: Promise<void> }>();
+  private running = new Map<string, { kind: string; payload: unknown; abort: AbortController; cancelled: boolean; done: Promise<void> }>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private started = false;
   private readonly owner = newId("job_");
@@ -65,6 +65,19 @@ export class JobQueue {
   /** Wakes the worker loop now instead of at its next poll (call after committing new jobs). */
   notify(): void {
     if (this.started) queueMicrotask(() => this.tick());
+  }
+
+  /** Aborts running jobs of `kind` whose payload matches and drops queued ones (e.g. the video was deleted). */
+  cancel(kind: string, match: (payload: unknown) => boolean): void {
+    for (const [id, r] of this.running) {
+      if (r.kind !== kind || !match(r.payload)) continue;
+      r.cancelled = true;
+      r.abort.abort();
+      this.db.update(jobs).set({ status: "skipped", lastError: "cancelled", leaseOwner: null, leaseUntil: null }).where(eq(jobs.id, id)).run();
+    }
+    const queued = this.db.select({ id: jobs.id, payload: jobs.payload }).from(jobs).where(and(eq(jobs.kind, kind), eq(jobs.status, "queued"))).all();
+    const ids = queued.filter((j) => match(JSON.parse(j.payload))).map((j) => j.id);
+    if (ids.length) this.db.update(jobs).set({ status: "skipped", lastError: "cancelled" }).where(inArray(jobs.id, ids)).run();
   }
 
   start(): void {
@@ -138,10 +151,11 @@ export class JobQueue {
       this.db.update(jobs).set({ leaseUntil: this.clock.now().getTime() + handler.leaseMs })
         .where(and(eq(jobs.id, job.id), eq(jobs.leaseOwner, this.owner))).run();
     }, Math.max(50, handler.leaseMs / 3));
+    const payload = JSON.parse(job.payload);
     const done = (async () => {
       let outcome: JobOutcome;
       try {
-        outcome = await handler.run(JSON.parse(job.payload), { jobId: job.id, attempt: job.attempts, maxAttempts: job.maxAttempts, signal: abort.signal });
+        outcome = await handler.run(payload, { jobId: job.id, attempt: job.attempts, maxAttempts: job.maxAttempts, signal: abort.signal });
       } catch (err) {
         outcome = { status: "failure", error: err instanceof Error ? err.message : String(err) };
         this.log.error(`job ${handler.kind} threw`, { jobId: job.id, error: String(err) });
@@ -154,7 +168,7 @@ export class JobQueue {
       this.running.delete(job.id);
       if (this.started) this.tick();
     });
-    this.running.set(job.id, { kind: handler.kind, abort, done });
+    this.running.set(job.id, { kind: handler.kind, payload, abort, cancelled: false, done });
   }
 
   private settle(job: typeof jobs.$inferSelect, outcome: JobOutcome): void {

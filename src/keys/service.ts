@@ -34,5 +34,7 @@ export function createApiKey(app: AppContext, projectId: string, input: { name: 
     createdAt: atom(app.clock.now()),
   };
   app.db.insert(apiKeys).values(row).run();
+  // The key cache holds only keys that exist, so a new key needs no invalidation; a deleted or
+  // changed key must call app.keyCache.invalidateKey(row.id).
   return apiKeyBody(row, secret);
 }

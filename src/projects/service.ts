@@ -39,12 +39,15 @@ export function getProject(app: AppContext, projectId: string) {
   return projectBody(getProjectRow(app, projectId));
 }
 
-/** Renames a project and/or switches its mode; production can be enabled and disabled again. */
+/** Renames a project and/or switches its mode; production can be enabled and disabled again (at once: the key cache forgets the project). */
 export function updateProject(app: AppContext, projectId: string, input: { name?: string; production_enabled?: boolean }) {
   getProjectRow(app, projectId);
   const changes: Partial<ProjectRow> = {};
   if (input.name !== undefined) changes.name = input.name;
   if (input.production_enabled !== undefined) changes.productionEnabled = input.production_enabled;
-  if (Object.keys(changes).length) app.db.update(projects).set(changes).where(eq(projects.id, projectId)).run();
+  if (Object.keys(changes).length) {
+    app.db.update(projects).set(changes).where(eq(projects.id, projectId)).run();
+    app.keyCache.invalidateProject(projectId);
+  }
   return projectBody(getProjectRow(app, projectId));
 }

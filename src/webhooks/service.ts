@@ -1,6 +1,7 @@
 import { and, count, eq, like, sql } from "drizzle-orm";
 import { atom } from "../clock";
 import type { ScopeCtx } from "../context";
+import { preparedQuery } from "../db/prepared";
 import { webhooks } from "../db/schema";
 import { invalidAttributes, invalidProblem, notFound, requiredProblem, type Problem } from "../http/errors";
 import { offsetOf, paginate, type Page } from "../http/pagination";
@@ -83,8 +84,15 @@ export function listWebhooks(ctx: ScopeCtx, input: { url: string; page: Page; ev
   return paginate(input.url, input.page, total, rows.map(webhookBody));
 }
 
+const webhookInScope = preparedQuery((db) =>
+  db.select().from(webhooks).where(and(
+    eq(webhooks.id, sql.placeholder("id")),
+    eq(webhooks.projectId, sql.placeholder("projectId")),
+    eq(webhooks.environment, sql.placeholder("environment")),
+  )).prepare());
+
 function findWebhook(ctx: ScopeCtx, webhookId: string): WebhookRow {
-  const row = ctx.db.select().from(webhooks).where(and(inScope(ctx), eq(webhooks.id, webhookId))).get();
+  const row = webhookInScope(ctx).get({ id: webhookId, projectId: ctx.projectId, environment: ctx.environment });
   if (!row) throw notFound("webhookId");
   return row;
 }

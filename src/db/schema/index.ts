@@ -2,3 +2,4 @@ export * from "./projects";
 export * from "./keys";
 export * from "./webhooks";
 export * from "./jobs";
+export * from "./videos";

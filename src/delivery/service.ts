@@ -1,0 +1,112 @@
+import { and, asc, eq } from "drizzle-orm";
+import type { Environment } from "../config";
+import type { AppContext } from "../context";
+import { renditions, videos } from "../db/schema";
+import { notFound } from "../http/errors";
+import { vodBase, type VideoRow } from "../videos/body";
+import { videoKey } from "../videos/service";
+import { HLS_JS_PATH } from "./hls-asset";
+import { renderPlayerPage } from "./player";
+
+const SEGMENT_CACHE = "public, max-age=31536000, immutable";
+const CORS = { "access-control-allow-origin": "*", "cross-origin-resource-policy": "cross-origin" };
+
+/** Delivery serves by id alone (players hold no key), but only on the video's own environment's listener. */
+function deliverable(app: AppContext, environment: Environment, videoId: string): VideoRow {
+  const row = app.db.select().from(videos).where(and(eq(videos.id, videoId), eq(videos.environment, environment))).get();
+  if (!row) throw notFound("videoId");
+  return row;
+}
+
+/** The master playlist lists only encoded renditions; 202 with an empty body until the first one. */
+export function masterPlaylist(app: AppContext, environment: Environment, videoId: string): Response {
+  const row = deliverable(app, environment, videoId);
+  const encoded = app.db.select().from(renditions)
+    .where(and(eq(renditions.videoId, videoId), eq(renditions.type, "hls"), eq(renditions.status, "encoded")))
+    .orderBy(asc(renditions.position)).all();
+  if (!row.playable || !encoded.length) return new Response(null, { status: 202, headers: { ...CORS, "cache-control": "no-store" } });
+  const lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-INDEPENDENT-SEGMENTS"];
+  for (const r of encoded) {
+    lines.push(`#EXT-X-STREAM-INF:BANDWIDTH=${r.bandwidth},RESOLUTION=${r.width}x${r.height}${r.codecs ? `,CODECS="${r.codecs}"` : ""},NAME="${r.quality}"`);
+    lines.push(`${r.quality}/index.m3u8`);
+  }
+  return new Response(lines.join("\n") + "\n", {
+    headers: { ...CORS, "content-type": "application/vnd.apple.mpegurl", "cache-control": "no-cache" },
+  });
+}
+
+const MEDIA_TYPES: Record<string, string> = { m3u8: "application/vnd.apple.mpegurl", ts: "video/mp2t", m4s: "video/iso.segment", mp4: "video/mp4", aac: "audio/aac" };
+
+/** A rendition's playlist or segment; segments never change once written, so they cache forever. */
+export function renditionFile(app: AppContext, environment: Environment, videoId: string, quality: string, file: string): Response {
+  const row = deliverable(app, environment, videoId);
+  const rendition = app.db.select().from(renditions)
+    .where(and(eq(renditions.videoId, videoId), eq(renditions.type, "hls"), eq(renditions.quality, quality), eq(renditions.status, "encoded"))).get();
+  const ext = /^[A-Za-z0-9_-]+\.([a-z0-9]+)$/.exec(file)?.[1];
+  const blob = rendition && ext && MEDIA_TYPES[ext] ? app.storage.get(videoKey(row, "hls", quality, file)) : null;
+  if (!blob) throw notFound("file");
+  return new Response(blob, {
+    headers: { ...CORS, "content-type": MEDIA_TYPES[ext!], "cache-control": ext === "m3u8" ? "public, max-age=60" : SEGMENT_CACHE },
+  });
+}
+
+/** Parses a single `bytes=` range against a size; null when absent, "invalid" when unsatisfiable. */
+export function byteRange(header: string | null, size: number): { start: number; end: number } | null | "invalid" {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === "" && m[2] === "")) return "invalid";
+  let start: number;
+  let end: number;
+  if (m[1] === "") {
+    start = Math.max(0, size - Number(m[2]));
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  return start > end || start >= size ? "invalid" : { start, end };
+}
+
+/** The MP4 with Range support; `dl` forces a download named after the title. */
+export function mp4File(app: AppContext, environment: Environment, videoId: string, rangeHeader: string | null, download: boolean): Response {
+  const row = deliverable(app, environment, videoId);
+  const mp4 = app.db.select().from(renditions).where(and(eq(renditions.videoId, videoId), eq(renditions.type, "mp4"), eq(renditions.status, "encoded"))).get();
+  const blob = row.mp4Support && mp4 ? app.storage.get(videoKey(row, "mp4", "source.mp4")) : null;
+  if (!blob) throw notFound("videoId");
+  const headers: Record<string, string> = { ...CORS, "content-type": "video/mp4", "accept-ranges": "bytes", "cache-control": "public, max-age=3600" };
+  if (download) {
+    const name = row.title.replace(/[^\p{L}\p{N} ._-]+/gu, "").trim().slice(0, 100) || row.id;
+    headers["content-disposition"] = `attachment; filename="${name.replace(/"/g, "")}.mp4"; filename*=UTF-8''${encodeURIComponent(name)}.mp4`;
+  }
+  const range = byteRange(rangeHeader, blob.size);
+  if (range === "invalid") return new Response(null, { status: 416, headers: { ...headers, "content-range": `bytes */${blob.size}` } });
+  if (!range) return new Response(blob, { headers });
+  return new Response(blob.slice(range.start, range.end + 1), {
+    status: 206,
+    headers: { ...headers, "content-range": `bytes ${range.start}-${range.end}/${blob.size}` },
+  });
+}
+
+/** The thumbnail (uploaded or picked), with its real image type. */
+export async function thumbnailFile(app: AppContext, environment: Environment, videoId: string): Promise<Response> {
+  const row = deliverable(app, environment, videoId);
+  const blob = row.hasThumbnail ? app.storage.get(videoKey(row, "thumbnail")) : null;
+  if (!blob) throw notFound("videoId");
+  const head = new Uint8Array(await blob.slice(0, 12).arrayBuffer());
+  const type = head[0] === 0x89 ? "image/png" : head[0] === 0x52 ? "image/webp" : "image/jpeg";
+  return new Response(blob, { headers: { ...CORS, "content-type": type, "cache-control": "public, max-age=60" } });
+}
+
+/** The embeddable player page for a video. */
+export function playerPage(app: AppContext, environment: Environment, videoId: string): Response {
+  const row = deliverable(app, environment, videoId);
+  const base = vodBase(app, environment, videoId);
+  const html = renderPlayerPage({
+    title: row.title,
+    hlsUrl: `${base}/hls/manifest.m3u8`,
+    posterUrl: row.hasThumbnail ? `${base}/thumbnail.jpg` : null,
+    hlsJsUrl: `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}${HLS_JS_PATH}`,
+    live: false,
+  });
+  return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" } });
+}

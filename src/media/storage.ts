@@ -1,0 +1,164 @@
+import { randomUUID } from "node:crypto";
+import { mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { open, rename, rm } from "node:fs/promises";
+import { dirname, join, resolve, sep } from "node:path";
+
+/**
+ * Where media lives. Keys are lists of safe segments (ids, fixed names); this module alone turns
+ * them into paths, so no user input ever reaches the file system unchecked. Local files now; the
+ * interface is what an S3-compatible store would implement later.
+ */
+export interface Storage {
+  /** Streams `body` into `key` atomically (temp file, then rename); returns the byte count. */
+  put(key: StorageKey, body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Blob | Uint8Array | string): Promise<number>;
+  /** The stored object as a lazy Blob (supports `slice` for Range requests), or null. */
+  get(key: StorageKey): Blob | null;
+  /** Size of an object, or null when absent. */
+  size(key: StorageKey): number | null;
+  /** Deletes one object or everything below a prefix. */
+  delete(key: StorageKey): Promise<void>;
+  /** A local path for tools that need files (ffmpeg). Creates parent directories when `forWriting`. */
+  localPath(key: StorageKey, forWriting?: boolean): string;
+  /** A local directory for tools that write many files (ffmpeg's HLS muxer); created if missing. */
+  localDir(key: StorageKey): string;
+  /** A temporary file being written; `commit` moves it under `key`, `discard` removes it. */
+  tempFile(): TempFile;
+  /** Moves one object to another key. */
+  move(from: StorageKey, to: StorageKey): Promise<void>;
+}
+
+export type StorageKey = readonly string[];
+
+export interface TempFile {
+  write(chunk: Uint8Array): Promise<void>;
+  end(): Promise<void>;
+  abort(): Promise<void>;
+  /** Bytes written so far. */
+  readonly size: number;
+  commit(key: StorageKey): Promise<void>;
+  /** The bytes written so far, readable lazily (e.g. to sniff a file type). */
+  blob(): Blob;
+  /** The same, synchronously: usable inside a database transaction. */
+  commitSync(key: StorageKey): void;
+}
+
+const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** Media files under `{dataDir}/media`, one folder per project and environment. */
+export function localStorage(dataDir: string): Storage {
+  const root = resolve(dataDir, "media");
+  const tmp = join(root, ".tmp");
+  mkdirSync(tmp, { recursive: true });
+
+  const pathOf = (key: StorageKey): string => {
+    if (!key.length || !key.every((s) => SEGMENT.test(s) && !s.includes(".."))) {
+      throw new Error(`invalid storage key ${JSON.stringify(key)}`);
+    }
+    const path = join(root, ...key);
+    if (!path.startsWith(root + sep)) throw new Error("storage key escapes the media root");
+    return path;
+  };
+
+  const tempFile = (): TempFile => {
+    const path = join(tmp, randomUUID());
+    const handle = open(path, "w");
+    let size = 0;
+    return {
+      get size() {
+        return size;
+      },
+      async write(chunk) {
+        const fh = await handle;
+        // A write may land partially; loop until the whole chunk is on disk.
+        for (let offset = 0; offset < chunk.byteLength;) {
+          const { bytesWritten } = await fh.write(chunk, offset, chunk.byteLength - offset);
+          offset += bytesWritten;
+        }
+        size += chunk.byteLength;
+      },
+      async end() {
+        await (await handle).close();
+      },
+      async abort() {
+        await (await handle).close().catch(() => {});
+        await rm(path, { force: true });
+      },
+      async commit(key) {
+        const target = pathOf(key);
+        mkdirSync(dirname(target), { recursive: true });
+        await rename(path, target);
+      },
+      blob() {
+        return Bun.file(path);
+      },
+      commitSync(key) {
+        const target = pathOf(key);
+        mkdirSync(dirname(target), { recursive: true });
+        renameSync(path, target);
+      },
+    };
+  };
+
+  return {
+    async put(key, body) {
+      const temp = tempFile();
+      try {
+        if (body instanceof ReadableStream || Symbol.asyncIterator in Object(body)) {
+          for await (const chunk of body as AsyncIterable<Uint8Array>) await temp.write(chunk);
+        } else {
+          const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body instanceof Blob ? new Uint8Array(await body.arrayBuffer()) : (body as Uint8Array);
+          await temp.write(bytes);
+        }
+        await temp.end();
+        await temp.commit(key);
+        return temp.size;
+      } catch (err) {
+        await temp.abort();
+        throw err;
+      }
+    },
+    get(key) {
+      const path = pathOf(key);
+      try {
+        if (!statSync(path).isFile()) return null;
+      } catch {
+        return null;
+      }
+      return Bun.file(path);
+    },
+    size(key) {
+      try {
+        const st = statSync(pathOf(key));
+        return st.isFile() ? st.size : null;
+      } catch {
+        return null;
+      }
+    },
+    async delete(key) {
+      await rm(pathOf(key), { recursive: true, force: true });
+    },
+    localPath(key, forWriting = false) {
+      const path = pathOf(key);
+      if (forWriting) mkdirSync(dirname(path), { recursive: true });
+      return path;
+    },
+    localDir(key) {
+      const path = pathOf(key);
+      mkdirSync(path, { recursive: true });
+      return path;
+    },
+    tempFile,
+    async move(from, to) {
+      const target = pathOf(to);
+      mkdirSync(dirname(target), { recursive: true });
+      renameSync(pathOf(from), target);
+    },
+  };
+}
+
+/** Removes temp files left by a crash (called at start-up). */
+export function clearTempFiles(dataDir: string): void {
+  const tmp = resolve(dataDir, "media", ".tmp");
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+}

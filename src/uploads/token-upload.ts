@@ -1,0 +1,50 @@
+import { and, eq, isNull } from "drizzle-orm";
+import type { ScopeCtx } from "../context";
+import { videos } from "../db/schema";
+import { sha256Hex } from "../security";
+import type { VideoRow } from "../videos/body";
+import { findVideo, insertVideo } from "../videos/service";
+import { parseContentRange, type ContentRange } from "./content-range";
+import { receiveFile, type UploadRequest } from "./receive";
+import { preflight, storeUpload } from "./service";
+
+/**
+ * Chunks sent with an upload token but without `videoId` (the official Node and Go clients do
+ * this) are tied together by token, file name, range mode and announced total: the first chunk
+ * creates the video, later ones find it while its upload is still in progress.
+ */
+function correlationKey(tokenId: string, filename: string, range: ContentRange): string {
+  const total = range.total ?? "*";
+  return sha256Hex(`${tokenId}\n${filename}\n${range.mode}\n${total}`);
+}
+
+const isFirstChunk = (range: ContentRange) => (range.mode === "bytes" ? range.from === 0 : range.part === 1);
+
+function videoForChunk(ctx: ScopeCtx, tokenId: string, filename: string, range: ContentRange): VideoRow {
+  const key = correlationKey(tokenId, filename, range);
+  if (!isFirstChunk(range)) {
+    const pending = ctx.db.select().from(videos)
+      .where(and(eq(videos.projectId, ctx.projectId), eq(videos.environment, ctx.environment), eq(videos.uploadCorrelation, key), isNull(videos.ingestStatus)))
+      .get();
+    if (pending) return pending;
+  }
+  return insertVideo(ctx, { title: filename }, { uploadCorrelation: key, sourceName: filename });
+}
+
+/** POST /upload?token=: creates the video (title = file name) or continues the one named or correlated. */
+export async function uploadWithToken(ctx: ScopeCtx & { tokenId: string }, request: UploadRequest) {
+  // The header is checked before the body, but the video is chosen after it: `videoId` may follow the file.
+  const range = request.contentRange ? parseContentRange(request.contentRange) : null;
+  const file = await receiveFile(ctx, request);
+  try {
+    const filename = file.info.filename ?? "upload";
+    const row = file.fields.videoId
+      ? findVideo(ctx, file.fields.videoId)
+      : range ? videoForChunk(ctx, ctx.tokenId, filename, range) : insertVideo(ctx, { title: filename }, { sourceName: filename });
+    preflight(row, request.contentRange);
+    return await storeUpload(ctx, row, range, file);
+  } catch (err) {
+    await file.temp.abort();
+    throw err;
+  }
+}

@@ -1,0 +1,36 @@
+import { and, asc, count, desc, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import type { ScopeCtx } from "../context";
+import { videos } from "../db/schema";
+import { offsetOf, paginate, type Page } from "../http/pagination";
+import { videoBody } from "./body";
+import type { VideoFilters } from "./query";
+
+const contains = (column: SQLWrapper, text: string) => sql`instr(lower(${column}), lower(${text})) > 0`;
+
+function conditions(ctx: ScopeCtx, f: VideoFilters): SQL[] {
+  const where: SQL[] = [eq(videos.projectId, ctx.projectId), eq(videos.environment, ctx.environment)];
+  if (f.title) where.push(contains(videos.title, f.title));
+  if (f.description) where.push(contains(videos.description, f.description));
+  if (f.liveStreamId) where.push(eq(videos.liveStreamId, f.liveStreamId));
+  for (const tag of f.tags) where.push(sql`EXISTS (SELECT 1 FROM json_each(${videos.tags}) WHERE value = ${tag})`);
+  for (const [key, value] of f.metadata) {
+    where.push(sql`EXISTS (SELECT 1 FROM json_each(${videos.metadata}) m WHERE json_extract(m.value, '$.key') = ${key} AND json_extract(m.value, '$.value') = ${value})`);
+  }
+  for (const word of f.search?.split(/\s+/) ?? []) {
+    where.push(sql`(${contains(videos.title, word)} OR ${contains(videos.description, word)} OR ${contains(videos.tags, word)})`);
+  }
+  return where;
+}
+
+const SORT_COLUMNS = { title: videos.title, createdAt: videos.createdAt, publishedAt: videos.createdAt, updatedAt: videos.updatedAt };
+
+/** GET /videos and /videos/search: filtered, sorted, paginated. */
+export function listVideos(ctx: ScopeCtx, input: { url: string; filters: VideoFilters; page: Page }) {
+  const where = and(...conditions(ctx, input.filters));
+  const total = ctx.db.select({ n: count() }).from(videos).where(where).get()!.n;
+  const order = input.filters.sortOrder === "desc" ? desc : asc;
+  const rows = ctx.db.select().from(videos).where(where)
+    .orderBy(order(SORT_COLUMNS[input.filters.sortBy]), order(sql`${videos}.rowid`))
+    .limit(input.page.pageSize).offset(offsetOf(input.page)).all();
+  return paginate(input.url, input.page, total, rows.map((r) => videoBody(ctx, r)));
+}

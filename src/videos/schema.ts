@@ -1,0 +1,71 @@
+import { t } from "elysia";
+
+const nullableString = t.Nullable(t.String());
+
+/** The api.video video object as this server answers it. */
+export const videoSchema = t.Object({
+  videoId: t.String(),
+  createdAt: t.String(),
+  title: t.String(),
+  description: t.String(),
+  publishedAt: t.String(),
+  updatedAt: t.String(),
+  discardedAt: nullableString,
+  deletesAt: nullableString,
+  discarded: t.Boolean(),
+  language: nullableString,
+  languageOrigin: nullableString,
+  tags: t.Array(t.String()),
+  metadata: t.Array(t.Object({ key: t.String(), value: t.String() })),
+  source: t.Object({
+    uri: t.String(),
+    type: t.Optional(t.String()),
+    liveStream: t.Optional(t.Object({ liveStreamId: t.String(), links: t.Array(t.Object({ rel: t.String(), uri: t.String() })) })),
+  }),
+  assets: t.Object({ iframe: t.String(), player: t.String(), hls: t.String(), thumbnail: t.String(), mp4: t.Optional(t.String()) }),
+  playerId: nullableString,
+  public: t.Boolean(),
+  panoramic: t.Boolean(),
+  mp4Support: t.Boolean(),
+});
+
+const stringList = t.Array(t.String({ maxLength: 255 }), { error: "This attribute must be an array of strings." });
+const metadataList = t.Array(t.Object({ key: t.String(), value: t.String() }), { error: "This attribute must be an array of {key, value} objects." });
+
+/** Fields accepted on create and update (api.video's names; `_public` arrives as `public`). */
+const videoFields = {
+  description: t.Optional(t.String()),
+  public: t.Optional(t.Boolean()),
+  panoramic: t.Optional(t.Boolean()),
+  mp4Support: t.Optional(t.Boolean()),
+  playerId: t.Optional(t.Nullable(t.String())),
+  tags: t.Optional(stringList),
+  metadata: t.Optional(metadataList),
+  language: t.Optional(t.Nullable(t.String())),
+  transcript: t.Optional(t.Boolean()),
+  transcriptSummary: t.Optional(t.Boolean()),
+  transcriptSummaryAttributes: t.Optional(stringList),
+};
+
+export const videoCreation = t.Object({ title: t.String({ minLength: 1, error: "This attribute must be a non-empty string." }), ...videoFields }, { additionalProperties: false });
+export const videoUpdate = t.Object({ title: t.Optional(t.String({ minLength: 1, error: "This attribute must be a non-empty string." })), ...videoFields }, { additionalProperties: false });
+
+const nullableNumber = t.Nullable(t.Number());
+
+export const videoStatusSchema = t.Object({
+  ingest: t.Object({
+    status: t.Nullable(t.String()),
+    filesize: nullableNumber,
+    receivedBytes: t.Array(t.Object({ from: t.Number(), to: t.Number(), total: nullableNumber })),
+    receivedParts: t.Object({ parts: t.Array(t.Number()), total: nullableNumber }),
+  }),
+  encoding: t.Object({
+    playable: t.Boolean(),
+    qualities: t.Array(t.Object({ type: t.String(), quality: t.String(), status: t.String() })),
+    metadata: t.Object({
+      width: nullableNumber, height: nullableNumber, bitrate: nullableNumber, duration: nullableNumber, framerate: nullableNumber,
+      samplerate: nullableNumber, videoCodec: nullableString, audioCodec: nullableString, aspectRatio: nullableString,
+    }),
+    failureReason: nullableString,
+  }),
+});

@@ -1,0 +1,120 @@
+import { and, eq, sql } from "drizzle-orm";
+import { atom } from "../clock";
+import type { AppContext, ScopeCtx } from "../context";
+import { jobs, videos } from "../db/schema";
+import { invalidAttributes, invalidProblem, notFound, type Problem } from "../http/errors";
+import { newId } from "../ids";
+import { videoBody, type VideoRow } from "./body";
+import { languageProblem } from "./languages";
+
+export const ENCODE_JOB = "video.encode";
+
+export interface VideoInput {
+  title?: string;
+  description?: string;
+  public?: boolean;
+  panoramic?: boolean;
+  mp4Support?: boolean;
+  playerId?: string | null;
+  tags?: string[];
+  metadata?: { key: string; value: string }[];
+  language?: string | null;
+  transcript?: boolean;
+  transcriptSummary?: boolean;
+  transcriptSummaryAttributes?: string[];
+}
+
+const inScope = (ctx: ScopeCtx) => and(eq(videos.projectId, ctx.projectId), eq(videos.environment, ctx.environment));
+
+/** The storage folder holding everything of one video. */
+export const videoKey = (row: Pick<VideoRow, "projectId" | "environment" | "id">, ...rest: string[]) =>
+  [row.projectId, row.environment, "videos", row.id, ...rest] as const;
+
+/** The video row of this scope, or 404 naming `videoId` (another project's id looks unknown). */
+export function findVideo(ctx: ScopeCtx, videoId: string): VideoRow {
+  const row = ctx.db.select().from(videos).where(and(inScope(ctx), eq(videos.id, videoId))).get();
+  if (!row) throw notFound("videoId");
+  return row;
+}
+
+/** Rules the schema cannot express: language tags and summary attributes. */
+function inputProblems(input: VideoInput): Problem[] {
+  const problems: Problem[] = [];
+  if (input.language) {
+    const why = languageProblem(input.language);
+    if (why) problems.push(invalidProblem("language", why));
+  }
+  input.transcriptSummaryAttributes?.forEach((a, i) => {
+    if (a !== "abstract" && a !== "takeaways") {
+      problems.push(invalidProblem(`transcriptSummaryAttributes[${i}]`, "This attribute must be one of: abstract, takeaways."));
+    }
+  });
+  return problems;
+}
+
+function columns(input: VideoInput): Partial<VideoRow> {
+  const c: Partial<VideoRow> = {};
+  if (input.title !== undefined) c.title = input.title;
+  if (input.description !== undefined) c.description = input.description;
+  if (input.public !== undefined) c.public = input.public;
+  if (input.panoramic !== undefined) c.panoramic = input.panoramic;
+  if (input.mp4Support !== undefined) c.mp4Support = input.mp4Support;
+  if (input.playerId !== undefined) c.playerId = input.playerId;
+  if (input.tags !== undefined) c.tags = JSON.stringify([...new Set(input.tags.map((t) => t.trim()).filter(Boolean))]);
+  if (input.metadata !== undefined) c.metadata = JSON.stringify(input.metadata.map(({ key, value }) => ({ key, value })));
+  if (input.language !== undefined) {
+    c.language = input.language;
+    c.languageOrigin = input.language === null ? null : "api";
+  }
+  if (input.transcript !== undefined) c.transcript = input.transcript;
+  if (input.transcriptSummary !== undefined) c.transcriptSummary = input.transcriptSummary;
+  if (input.transcriptSummaryAttributes !== undefined) c.transcriptSummaryAttributes = JSON.stringify(input.transcriptSummaryAttributes);
+  return c;
+}
+
+/** Inserts a video row (no source yet) and returns it; used by the API and by token uploads. */
+export function insertVideo(ctx: ScopeCtx, input: VideoInput & { title: string }, extra: Partial<VideoRow> = {}): VideoRow {
+  const problems = inputProblems(input);
+  if (problems.length) throw invalidAttributes(problems);
+  const now = atom(ctx.clock.now());
+  const row = { id: newId("vi"), projectId: ctx.projectId, environment: ctx.environment, createdAt: now, updatedAt: now, title: input.title, ...columns(input), ...extra };
+  ctx.db.insert(videos).values(row).run();
+  return findVideo(ctx, row.id);
+}
+
+/** POST /videos: creates a video container waiting for its source. */
+export function createVideo(ctx: ScopeCtx, input: VideoInput & { title: string }) {
+  return videoBody(ctx, insertVideo(ctx, input));
+}
+
+/** GET /videos/{id}. */
+export function getVideo(ctx: ScopeCtx, videoId: string) {
+  return videoBody(ctx, findVideo(ctx, videoId));
+}
+
+/** PATCH /videos/{id}: changes the given fields; tags and metadata replace the whole list. */
+export function updateVideo(ctx: ScopeCtx, videoId: string, input: VideoInput) {
+  findVideo(ctx, videoId);
+  const problems = inputProblems(input);
+  if (problems.length) throw invalidAttributes(problems);
+  const changes = columns(input);
+  if (Object.keys(changes).length) {
+    ctx.db.update(videos).set({ ...changes, updatedAt: atom(ctx.clock.now()) }).where(eq(videos.id, videoId)).run();
+  }
+  return getVideo(ctx, videoId);
+}
+
+/** Deletes a video with its media and any pending or running encode. */
+export async function deleteVideo(ctx: ScopeCtx, videoId: string): Promise<void> {
+  await removeVideo(ctx, findVideo(ctx, videoId));
+}
+
+/** Shared by the API and the sandbox purge: cancels encodes, deletes the row, then the files. */
+export async function removeVideo(app: AppContext, row: VideoRow): Promise<void> {
+  app.queue.cancel(ENCODE_JOB, (payload) => (payload as { videoId?: string }).videoId === row.id);
+  app.db.transaction((tx) => {
+    tx.delete(jobs).where(and(eq(jobs.kind, ENCODE_JOB), sql`json_extract(${jobs.payload}, '$.videoId') = ${row.id}`)).run();
+    tx.delete(videos).where(eq(videos.id, row.id)).run();
+  });
+  await app.storage.delete(videoKey(row));
+}
