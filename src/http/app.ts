@@ -70,6 +70,11 @@ async function readJson(request: Request): Promise<unknown> {
   }
 }
 
+/** Upload routes use `parse: "stream"`: Elysia leaves the body alone and the handler streams it to disk. */
+export function streamedBody() {
+  return new Elysia().parser("stream", () => null);
+}
+
 /** The root of each listener: JSON bodies and answers, the one error handler, 404 versus 405. */
 export function baseApp(app: AppContext, name: string) {
   let table: ReturnType<typeof routeTable> | undefined;
@@ -77,8 +82,6 @@ export function baseApp(app: AppContext, name: string) {
     .onParse(async ({ request, contentType }) => {
       if (contentType?.startsWith("application/json")) return (await readJson(request)) ?? null;
     })
-    // Upload routes declare `parse: "stream"`: their handler reads the body stream itself, to disk.
-    .parser("stream", () => null)
     .mapResponse({ as: "global" }, ({ responseValue, set }) => {
       if (responseValue instanceof Response || responseValue === undefined || responseValue === null) return;
       if (typeof responseValue !== "object") return;

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { Environment } from "../config";
 import type { AppContext } from "../context";
+import { streamedBody } from "../http/app";
 import { apiErrors } from "../http/schemas";
 import { scopeForUploadToken } from "../upload-tokens/service";
 import { videoSchema } from "../videos/schema";
@@ -9,6 +10,7 @@ import { uploadWithToken } from "./token-upload";
 /** Main API /upload: uploads authorised by an upload token instead of an API key. */
 export function uploadRoutes(app: AppContext, environment: Environment) {
   return new Elysia({ prefix: "/upload", normalize: false })
+    .use(streamedBody())
     .post("", ({ query, request, set }) => {
       // The official Node client also sends its Basic header here; the token alone decides.
       const scope = scopeForUploadToken(app, environment, query.token);

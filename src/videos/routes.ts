@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import { paginationSchema } from "../http/pagination";
+import { streamedBody } from "../http/app";
 import { apiErrors } from "../http/schemas";
 import type { ScopePlugin } from "../http/scope";
 import { uploadSource } from "../uploads/service";
@@ -23,6 +24,7 @@ const listQuery = t.Object({
 export function videoRoutes(scoped: ScopePlugin) {
   return new Elysia({ prefix: "/videos", normalize: false })
     .use(scoped)
+    .use(streamedBody())
     .post("", ({ scope, body, set }) => {
       set.status = 201;
       return createVideo(scope, body);
