@@ -6,7 +6,7 @@ const SETTINGS = {
   apiPort: { env: "VIDHOST_API_PORT", flag: "--api-port", default: "8080", help: "production API, delivery and player pages" },
   sandboxPort: { env: "VIDHOST_SANDBOX_PORT", flag: "--sandbox-port", default: "8081", help: "sandbox API, delivery and player pages" },
   adminPort: { env: "VIDHOST_ADMIN_PORT", flag: "--admin-port", default: "8090", help: "admin API and web dashboard" },
-  rtmpPort: { env: "VIDHOST_RTMP_PORT", flag: "--rtmp-port", default: "1935", help: "RTMP ingest for both environments" },
+  rtmpPort: { env: "VIDHOST_RTMP_PORT", flag: "--rtmp-port", default: "1935", help: "RTMP ingest for both environments (reserved: live is not implemented yet)" },
   publicUrl: { env: "VIDHOST_PUBLIC_URL", flag: "--public-url", default: "", help: "production base URL used in asset links (default http://host:api-port)" },
   sandboxPublicUrl: { env: "VIDHOST_SANDBOX_PUBLIC_URL", flag: "--sandbox-public-url", default: "", help: "sandbox base URL used in asset links" },
   adminPublicUrl: { env: "VIDHOST_ADMIN_PUBLIC_URL", flag: "--admin-public-url", default: "", help: "dashboard base URL" },
