@@ -21,7 +21,8 @@ const inScope = (ctx: ScopeCtx) => and(eq(uploadTokens.projectId, ctx.projectId)
 /** POST /upload-tokens: a token that lets anyone holding it upload videos; ttl 0 never expires. */
 export function createUploadToken(ctx: ScopeCtx, input: { ttl?: number }) {
   const ttl = input.ttl ?? 0;
-  const now = ctx.clock.now();
+  // Whole seconds, as createdAt and expiresAt are shown: the token expires exactly at the time it says.
+  const now = new Date(Math.floor(ctx.clock.now().getTime() / 1000) * 1000);
   const row: TokenRow = {
     id: newId("to"), projectId: ctx.projectId, environment: ctx.environment, ttl, createdAt: atom(now),
     expiresAtMs: ttl === 0 ? null : now.getTime() + ttl * 1000,

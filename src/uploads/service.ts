@@ -23,6 +23,9 @@ const tooBig = () =>
 
 const stateOf = (row: VideoRow): UploadState => (row.uploadState ? JSON.parse(row.uploadState) : emptyUploadState());
 
+/** True once the video has its whole source (a ranged upload still in progress is `uploading`). */
+export const hasSource = (row: VideoRow): boolean => row.ingestStatus !== null && row.ingestStatus !== "uploading";
+
 /** Marks the source as arrived and queues its encode in the same transaction. */
 function sourceArrived(ctx: ScopeCtx, row: VideoRow, filesize: number, state: UploadState | null): void {
   const now = ctx.clock.now();
@@ -76,16 +79,20 @@ async function storeChunk(ctx: ScopeCtx, row: VideoRow, range: ContentRange, fil
     const fresh = tx.select().from(videos).where(eq(videos.id, row.id)).get()!;
     const state = stateOf(fresh);
     if (isDuplicateChunk(state, range)) {
+      // A retry is accepted without storing it again, but only if it holds what its range says.
+      checkChunkSize(state, range, file.size);
       duplicate = true;
       return;
     }
-    if (fresh.ingestStatus) throw alreadyUploaded();
+    if (hasSource(fresh)) throw alreadyUploaded();
     checkRangeHeader(state, range);
     checkChunkSize(state, range, file.size);
     const next = recordChunk(state, range, file.size);
     if (receivedBytes(next) > MAX_SOURCE_BYTES || (next.totalBytes ?? 0) > MAX_SOURCE_BYTES) throw tooBig();
     file.temp.commitSync(videoKey(row, "chunks", chunkKey(range)));
-    tx.update(videos).set({ uploadState: JSON.stringify(next), sourceName: fresh.sourceName ?? file.info.filename, updatedAt: atom(ctx.clock.now()) })
+    tx.update(videos).set({
+      ingestStatus: "uploading", uploadState: JSON.stringify(next), sourceName: fresh.sourceName ?? file.info.filename, updatedAt: atom(ctx.clock.now()),
+    })
       .where(eq(videos.id, row.id)).run();
     if (isComplete(next)) completed = next;
   });
@@ -104,7 +111,7 @@ export async function storeUpload(ctx: ScopeCtx, row: VideoRow, range: ContentRa
   try {
     if (range) await storeChunk(ctx, row, range, file);
     else {
-      if (row.ingestStatus) throw alreadyUploaded();
+      if (hasSource(row)) throw alreadyUploaded();
       await storePlain(ctx, row, file);
     }
   } catch (err) {
@@ -117,14 +124,14 @@ export async function storeUpload(ctx: ScopeCtx, row: VideoRow, range: ContentRa
 /** Validates the Content-Range header (if any) before any byte of the body is read. */
 export function preflight(row: VideoRow, contentRange: string | null): ContentRange | null {
   if (!contentRange) {
-    if (row.ingestStatus) throw alreadyUploaded();
+    if (hasSource(row)) throw alreadyUploaded();
     checkPlainUpload(stateOf(row));
     return null;
   }
   const range = parseContentRange(contentRange);
   const state = stateOf(row);
   if (!isDuplicateChunk(state, range)) {
-    if (row.ingestStatus) throw alreadyUploaded();
+    if (hasSource(row)) throw alreadyUploaded();
     checkRangeHeader(state, range);
   }
   return range;

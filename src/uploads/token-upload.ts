@@ -1,9 +1,9 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, or } from "drizzle-orm";
 import type { ScopeCtx } from "../context";
 import { videos } from "../db/schema";
 import { sha256Hex } from "../security";
 import type { VideoRow } from "../videos/body";
-import { findVideo, insertVideo } from "../videos/service";
+import { findVideo, insertVideo, removeVideo } from "../videos/service";
 import { parseContentRange, type ContentRange } from "./content-range";
 import { receiveFile, type UploadRequest } from "./receive";
 import { preflight, storeUpload } from "./service";
@@ -20,15 +20,16 @@ function correlationKey(tokenId: string, filename: string, range: ContentRange):
 
 const isFirstChunk = (range: ContentRange) => (range.mode === "bytes" ? range.from === 0 : range.part === 1);
 
-function videoForChunk(ctx: ScopeCtx, tokenId: string, filename: string, range: ContentRange): VideoRow {
+/** The video a chunk without `videoId` belongs to; `created` when this request made it. */
+function videoForChunk(ctx: ScopeCtx, tokenId: string, filename: string, range: ContentRange): { row: VideoRow; created: boolean } {
   const key = correlationKey(tokenId, filename, range);
   if (!isFirstChunk(range)) {
     const pending = ctx.db.select().from(videos)
-      .where(and(eq(videos.projectId, ctx.projectId), eq(videos.environment, ctx.environment), eq(videos.uploadCorrelation, key), isNull(videos.ingestStatus)))
+      .where(and(eq(videos.projectId, ctx.projectId), eq(videos.environment, ctx.environment), eq(videos.uploadCorrelation, key), or(isNull(videos.ingestStatus), eq(videos.ingestStatus, "uploading"))))
       .get();
-    if (pending) return pending;
+    if (pending) return { row: pending, created: false };
   }
-  return insertVideo(ctx, { title: filename }, { uploadCorrelation: key, sourceName: filename });
+  return { row: insertVideo(ctx, { title: filename }, { uploadCorrelation: key, sourceName: filename }), created: true };
 }
 
 /** POST /upload?token=: creates the video (title = file name) or continues the one named or correlated. */
@@ -36,15 +37,22 @@ export async function uploadWithToken(ctx: ScopeCtx & { tokenId: string }, reque
   // The header is checked before the body, but the video is chosen after it: `videoId` may follow the file.
   const range = request.contentRange ? parseContentRange(request.contentRange) : null;
   const file = await receiveFile(ctx, request);
+  // A video this request created is removed again when the upload is refused: a bad chunk leaves no empty video.
+  let created: VideoRow | null = null;
   try {
     const filename = file.info.filename ?? "upload";
-    const row = file.fields.videoId
-      ? findVideo(ctx, file.fields.videoId)
-      : range ? videoForChunk(ctx, ctx.tokenId, filename, range) : insertVideo(ctx, { title: filename }, { sourceName: filename });
+    let row: VideoRow;
+    if (file.fields.videoId) row = findVideo(ctx, file.fields.videoId);
+    else if (range) {
+      const found = videoForChunk(ctx, ctx.tokenId, filename, range);
+      row = found.row;
+      if (found.created) created = row;
+    } else row = created = insertVideo(ctx, { title: filename }, { sourceName: filename });
     preflight(row, request.contentRange);
     return await storeUpload(ctx, row, range, file);
   } catch (err) {
     await file.temp.abort();
+    if (created) await removeVideo(ctx, created);
     throw err;
   }
 }
