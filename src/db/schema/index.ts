@@ -3,3 +3,4 @@ export * from "./keys";
 export * from "./webhooks";
 export * from "./jobs";
 export * from "./videos";
+export * from "./admin";
