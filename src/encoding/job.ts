@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { atom } from "../clock";
 import type { AppContext } from "../context";
 import { videos } from "../db/schema";
@@ -55,7 +55,7 @@ async function encodeLadder(e: Encode, rungs: Rendition[], alignTo?: number[]): 
     frameRate: e.probe.frameRate,
     segmentS: SEGMENT_S,
     limitS: sandbox ? SANDBOX_LIMIT_S : undefined,
-    watermark: sandbox ? sandboxWatermark(e.app) : undefined,
+    watermark: sandbox ? sandboxWatermark(e.app, e.probe) : undefined,
     keyframeTimes: alignTo,
   });
   await runFfmpeg(e.app.media as MediaTools, args, { signal: e.run.signal, nice: true });
@@ -70,6 +70,27 @@ async function packageMp4(e: Encode, top: Rendition): Promise<void> {
   markEncoded(e.app, e.row, [{ type: "mp4", quality: top.name }]);
 }
 
+/**
+ * Renders the thumbnail the video should have now: a timecode picked before it was playable, else
+ * the automatic pick unless one was uploaded or picked. Reads the row afresh: a user may have
+ * uploaded or picked one while the video was encoding.
+ */
+async function applyThumbnail(e: Encode, onlyPicked: boolean): Promise<void> {
+  const row = e.app.db.select().from(videos).where(eq(videos.id, e.row.id)).get();
+  if (!row) return;
+  const picked = row.thumbnailAt;
+  if (picked === null && (onlyPicked || row.thumbnailCustom)) return;
+  const automatic = picked === null;
+  const rendered = await renderThumbnail(e.app, { ...row, probe: e.row.probe }, picked ?? thumbnailTime(e.probe.durationS), {
+    signal: e.run.signal,
+    // An upload or pick that lands while the automatic frame renders wins over it.
+    keep: () => !automatic || !e.app.db.select({ custom: videos.thumbnailCustom }).from(videos).where(eq(videos.id, row.id)).get()?.custom,
+  });
+  if (rendered && picked !== null) {
+    e.app.db.update(videos).set({ thumbnailAt: null }).where(and(eq(videos.id, row.id), eq(videos.thumbnailAt, picked))).run();
+  }
+}
+
 async function encode(e: Encode): Promise<void> {
   const rows = planRenditions(e.app, e.row, e.ladder);
   const top = e.ladder[e.ladder.length - 1];
@@ -79,6 +100,9 @@ async function encode(e: Encode): Promise<void> {
     await remuxTop(e, top);
     todo.delete(top.name);
   }
+  // Right after the first playable rendition (or before the ladder when there is none): players
+  // show a poster as soon as they can play, and "every rendition encoded" implies a thumbnail.
+  await applyThumbnail(e, false);
   if (todo.size) {
     // Rungs encoded beside a remuxed top rung cut keyframes where the source has them, so players can switch.
     const remuxed = rows.find((r) => r.type === "hls" && r.quality === top.name && r.status === "encoded") || !todo.has(top.name);
@@ -86,6 +110,8 @@ async function encode(e: Encode): Promise<void> {
     await encodeLadder(e, e.ladder.filter((r) => todo.has(r.name)), alignTo);
   }
   if (pending(rows, "mp4").length) await packageMp4(e, top);
+  // A timecode picked while the ladder was encoding (the video was not playable yet).
+  await applyThumbnail(e, true);
 }
 
 /** Saves what ffprobe found, for the status metadata. */
@@ -113,10 +139,6 @@ export function encodeHandler(app: AppContext): JobHandler<{ videoId: string }> 
         saveProbe(app, videoId, result);
         const fresh = { ...row, probe: JSON.stringify(result) };
         await encode({ app, row: fresh, source, probe: result, ladder: ladderFor(result), run });
-        if (!row.thumbnailCustom || row.thumbnailAt !== null) {
-          await renderThumbnail(app, fresh, row.thumbnailAt ?? thumbnailTime(result.durationS), run.signal);
-          app.db.update(videos).set({ thumbnailAt: null }).where(eq(videos.id, videoId)).run();
-        }
         return { status: "success" };
       } catch (err) {
         if (run.signal.aborted) return { status: "failure", error: "stopped" };

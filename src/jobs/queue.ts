@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lt, lte, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lt, lte, notInArray, sql } from "drizzle-orm";
 import type { Clock } from "../clock";
 import type { Db } from "../db/client";
 import { jobs } from "../db/schema";
@@ -127,12 +127,16 @@ export class JobQueue {
 
   private recoverExpiredLeases(now: number): void {
     // A job whose worker died mid-run is retried, unless that run was already its last attempt.
+    // Never one this process is still running: a lease can look expired after the clock jumped
+    // (suspend, NTP, a test clock) or a long event-loop stall, and taking it back would run the
+    // job twice at once and lose the running one's outcome.
+    const mine = [...this.running.keys()];
     this.db.update(jobs)
       .set({
         status: sql`CASE WHEN ${jobs.attempts} >= ${jobs.maxAttempts} THEN 'failed' ELSE 'queued' END`,
         lastError: "the worker stopped before finishing", leaseOwner: null, leaseUntil: null, updatedAt: now,
       })
-      .where(and(eq(jobs.status, "running"), lt(jobs.leaseUntil, now))).run();
+      .where(and(eq(jobs.status, "running"), lt(jobs.leaseUntil, now), ...(mine.length ? [notInArray(jobs.id, mine)] : []))).run();
   }
 
   private lease(handler: JobHandler, now: number) {

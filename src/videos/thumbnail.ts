@@ -1,10 +1,12 @@
 import { eq } from "drizzle-orm";
+import { randomUUID } from "node:crypto";
 import { atom } from "../clock";
 import type { AppContext, ScopeCtx } from "../context";
 import { videos } from "../db/schema";
+import { SANDBOX_LIMIT_S } from "../encoding/sandbox";
 import { ApiError, invalidAttribute } from "../http/errors";
-import { runFfmpeg, type ProbeResult } from "../media/ffmpeg";
-import { thumbnailArgs } from "../media/args";
+import { MediaError, runFfmpeg, type ProbeResult } from "../media/ffmpeg";
+import { thumbnailArgs, thumbnailTime } from "../media/args";
 import { parseTimecode } from "../media/timecode";
 import { receiveFile, type UploadRequest } from "../uploads/receive";
 import { videoBody, type VideoRow } from "./body";
@@ -34,24 +36,40 @@ export async function uploadThumbnail(ctx: ScopeCtx, videoId: string, request: U
     if (!imageType(head)) {
       throw new ApiError(400, "uploaded-file-invalid-file", "The uploaded file is not a supported image.", { name: "file", detail: "Thumbnails must be JPEG, PNG or WebP." });
     }
-    await file.temp.commit(videoKey(row, "thumbnail"));
+    // Moved and recorded in one synchronous step: an automatic pick the encode job is rendering
+    // checks thumbnailCustom just before replacing the file, and must not land in between.
+    file.temp.commitSync(videoKey(row, "thumbnail"));
+    touch(ctx, videoId, { hasThumbnail: true, thumbnailCustom: true, thumbnailAt: null });
   } catch (err) {
     await file.temp.abort();
     throw err;
   }
-  touch(ctx, videoId, { hasThumbnail: true, thumbnailCustom: true, thumbnailAt: null });
   return videoBody(ctx, findVideo(ctx, videoId));
 }
 
-/** Renders the frame at `atS` (clamped to the video, past the end = first frame) as the thumbnail. */
-export async function renderThumbnail(app: AppContext, row: VideoRow, atS: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Renders the frame at `atS` as the thumbnail (§8.3: outside the video, including its last tenth
+ * of a second where no frame may start, → the first frame). `keep` is asked once the frame is
+ * ready; false discards it (a newer thumbnail arrived meanwhile). Resolves to whether it was kept.
+ */
+export async function renderThumbnail(app: AppContext, row: VideoRow, atS: number, opts: { signal?: AbortSignal; keep?: () => boolean } = {}): Promise<boolean> {
   if ("missing" in app.media) throw new Error(app.media.missing);
   const probe = row.probe ? (JSON.parse(row.probe) as ProbeResult) : null;
-  const at = probe && atS >= probe.durationS ? 0 : Math.max(0, atS);
-  const output = app.storage.localPath(videoKey(row, "thumbnail.tmp.jpg"), true);
-  await runFfmpeg(app.media, thumbnailArgs(app.storage.localPath(videoKey(row, "source")), at, output), { signal, nice: true });
-  await app.storage.move(videoKey(row, "thumbnail.tmp.jpg"), videoKey(row, "thumbnail"));
+  // A sandbox video is delivered cut to 30 s: a frame past that is not in it.
+  const duration = probe ? (row.environment === "sandbox" ? Math.min(probe.durationS, SANDBOX_LIMIT_S) : probe.durationS) : null;
+  const at = duration !== null ? thumbnailTime(duration, atS) : Math.max(0, atS);
+  // One temporary name per render: the encode job and a PATCH may render at the same time.
+  const temp = videoKey(row, `thumbnail.${randomUUID()}.tmp.jpg`);
+  try {
+    await runFfmpeg(app.media, thumbnailArgs(app.storage.localPath(videoKey(row, "source")), at, app.storage.localPath(temp, true)), { signal: opts.signal, nice: true });
+    if (app.storage.size(temp) === null) throw new MediaError(`ffmpeg found no frame at ${at} s for the thumbnail`);
+    if (opts.keep && !opts.keep()) return false;
+    await app.storage.move(temp, videoKey(row, "thumbnail"));
+  } finally {
+    await app.storage.delete(temp);
+  }
   touch(app, row.id, { hasThumbnail: true });
+  return true;
 }
 
 /** PATCH /videos/{id}/thumbnail: picks a frame now, or once the video is encoded. */
@@ -61,8 +79,9 @@ export async function pickThumbnail(ctx: ScopeCtx, videoId: string, timecode: st
   const at = parseTimecode(timecode, probe?.frameRate || 25);
   if (at === null) throw invalidAttribute("timecode", "This attribute must be a timecode: HH:MM:SS, HH:MM:SS.mmm, HH:MM:SS:ff or seconds.");
   if (row.playable) {
-    await renderThumbnail(ctx, row, at);
+    // Marked first, so an automatic pick the encode job is rendering right now is discarded.
     touch(ctx, videoId, { thumbnailCustom: true, thumbnailAt: null });
+    await renderThumbnail(ctx, row, at);
   } else {
     touch(ctx, videoId, { thumbnailAt: at, thumbnailCustom: true });
   }
