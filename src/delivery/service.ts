@@ -50,10 +50,16 @@ export function renditionFile(app: AppContext, environment: Environment, videoId
   });
 }
 
-/** Parses a single `bytes=` range against a size; null when absent, "invalid" when unsatisfiable. */
+/**
+ * Parses a single `bytes=` range against a size; null when absent or ignored, "invalid" when
+ * unsatisfiable. RFC 9110 §14.2: a range unit other than bytes MUST be ignored, and a server MAY
+ * ignore a set of several ranges: both get the whole file (200), as players expect.
+ */
 export function byteRange(header: string | null, size: number): { start: number; end: number } | null | "invalid" {
   if (!header) return null;
-  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  const value = header.trim();
+  if (!/^bytes=/i.test(value) || value.includes(",")) return null;
+  const m = /^bytes=\s*(\d*)-(\d*)\s*$/i.exec(value);
   if (!m || (m[1] === "" && m[2] === "")) return "invalid";
   let start: number;
   let end: number;
