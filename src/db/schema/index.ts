@@ -4,3 +4,4 @@ export * from "./webhooks";
 export * from "./jobs";
 export * from "./videos";
 export * from "./admin";
+export * from "./live";
