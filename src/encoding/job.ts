@@ -125,6 +125,11 @@ export function encodeHandler(app: AppContext): JobHandler<{ videoId: string }> 
     kind: ENCODE_JOB,
     concurrency: app.config.encodingConcurrency,
     leaseMs: 60_000,
+    // Every attempt died with its process (e.g. the machine ran out of memory): never leave the
+    // renditions "encoding" forever.
+    giveUp({ videoId }) {
+      failEncoding(app, videoId, "Encoding stopped before finishing on every attempt (the server was restarting or ran out of resources).");
+    },
     async run({ videoId }, run) {
       const row = app.db.select().from(videos).where(eq(videos.id, videoId)).get();
       if (!row) return { status: "skip", reason: "the video was deleted" };

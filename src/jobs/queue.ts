@@ -27,6 +27,11 @@ export interface JobHandler<P = unknown> {
   /** How long a lease lasts before another worker may take the job; renewed while it runs. */
   leaseMs: number;
   run(payload: P, run: JobRun): Promise<JobOutcome>;
+  /**
+   * Called when the queue fails a job without a word from run(): its worker died (the lease
+   * expired) during the last attempt. The handler records the failure where users see it.
+   */
+  giveUp?(payload: P, error: string): void;
 }
 
 type Runner = Pick<Db, "insert">;
@@ -131,12 +136,22 @@ export class JobQueue {
     // (suspend, NTP, a test clock) or a long event-loop stall, and taking it back would run the
     // job twice at once and lose the running one's outcome.
     const mine = [...this.running.keys()];
-    this.db.update(jobs)
+    const error = "the worker stopped before finishing";
+    const recovered = this.db.update(jobs)
       .set({
         status: sql`CASE WHEN ${jobs.attempts} >= ${jobs.maxAttempts} THEN 'failed' ELSE 'queued' END`,
-        lastError: "the worker stopped before finishing", leaseOwner: null, leaseUntil: null, updatedAt: now,
+        lastError: error, leaseOwner: null, leaseUntil: null, updatedAt: now,
       })
-      .where(and(eq(jobs.status, "running"), lt(jobs.leaseUntil, now), ...(mine.length ? [notInArray(jobs.id, mine)] : []))).run();
+      .where(and(eq(jobs.status, "running"), lt(jobs.leaseUntil, now), ...(mine.length ? [notInArray(jobs.id, mine)] : [])))
+      .returning({ kind: jobs.kind, payload: jobs.payload, status: jobs.status }).all();
+    for (const job of recovered) {
+      if (job.status !== "failed") continue;
+      try {
+        this.handlers.get(job.kind)?.giveUp?.(JSON.parse(job.payload), error);
+      } catch (err) {
+        this.log.error(`job ${job.kind} giveUp threw`, { error: String(err) });
+      }
+    }
   }
 
   private lease(handler: JobHandler, now: number) {

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import ApiVideoClient from "@api.video/nodejs-client";
 import { eq } from "drizzle-orm";
+import { Database } from "bun:sqlite";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { jobs } from "../../src/db/schema";
@@ -10,7 +11,7 @@ import { hmacSha256Hex } from "../../src/security";
 import { ENCODE_JOB, videoKey } from "../../src/videos/service";
 import { ffprobeJson, makeClip, makeNotAVideo, mediaTempDir } from "../fixtures/media";
 import { startTestAppliance, tempDir, waitFor, type TestAppliance } from "../helpers";
-import { NO_RATE_LIMITS, isJpeg, parsePlaylist, realTimeFfmpeg, uploadVideo, videoStatus, waitEncoded, webhookReceiver, type Status } from "./vod-support";
+import { NO_RATE_LIMITS, isJpeg, makeRemuxableClip, parsePlaylist, realTimeFfmpeg, uploadVideo, videoStatus, waitEncoded, webhookReceiver, type Status } from "./vod-support";
 
 setDefaultTimeout(120_000);
 
@@ -168,7 +169,7 @@ test("a file that is not a video fails every quality with a reason, once", async
 test("a restart during an encode finishes the video, with each webhook once", async () => {
   const dataDir = tempDir();
   const slow = realTimeFfmpeg(); // encodes take the clip's own length: deterministic "mid-encode"
-  const clip = await makeClip({ width: 1280, height: 720, seconds: 3 });
+  const clip = await makeRemuxableClip(3); // the top rung is a remux: A finishes it before the stop
   const a = await startTestAppliance({ dataDir, env: { ...NO_RATE_LIMITS, VIDHOST_FFMPEG: slow } });
   const rxr = webhookReceiver();
   let b: TestAppliance | undefined;
@@ -176,6 +177,11 @@ test("a restart during an encode finishes the video, with each webhook once", as
     const keys = await a.newProject("Restart");
     const hookR = (await (await a.api(keys.productionKey, "POST", "/webhooks", { events: ["video.encoding.quality.completed"], url: rxr.url("/r") }, "production")).json()) as { signatureSecret: string };
     const videoId = await uploadVideo(a, keys.productionKey, "production", clip, "restart");
+    const manifestA = `${a.urls.production}/vod/${videoId}/hls/manifest.m3u8`;
+    // Even the remux of the top rung takes the clip's 3 s here: nothing is playable yet.
+    const pendingRes = await fetch(manifestA);
+    expect(pendingRes.status).toBe(202);
+    expect(await pendingRes.text()).toBe("");
     // Part-way: the top rung (a remux) is done and the rest of the ladder is encoding.
     const mid = await waitFor("720p encoded, the ladder encoding", async () => {
       const s = await videoStatus(a, keys.productionKey, videoId, "production");
@@ -183,6 +189,9 @@ test("a restart during an encode finishes the video, with each webhook once", as
       return hls720?.status === "encoded" && s.encoding.qualities.some((q) => q.status === "encoding") ? s : null;
     }, 60_000);
     expect(mid.encoding.playable).toBe(true);
+    // The master lists what is encoded, and only that.
+    const master = await (await fetch(manifestA)).text();
+    expect(master.split("\n").filter((l) => l && !l.startsWith("#"))).toEqual(["720p/index.m3u8"]);
     await a.close(); // graceful: ffmpeg is killed and the job handed back
 
     b = await startTestAppliance({ dataDir, env: NO_RATE_LIMITS });
@@ -202,13 +211,20 @@ test("a restart during an encode finishes the video, with each webhook once", as
     for (const r of got) expect(r.headers.get("x-api-video-signature")).toBe(hmacSha256Hex(hookR.signatureSecret, r.body));
     // What B serves is whole: every segment each playlist names is there and decodes at its height.
     const vod = `${b.urls.production}/vod/${videoId}`;
+    const cuts: Record<string, number[]> = {};
     for (const [quality, height] of Object.entries(HEIGHTS)) {
       const playlist = `${vod}/hls/${quality}/index.m3u8`;
       const { segments } = parsePlaylist(await (await fetch(playlist)).text());
+      cuts[quality] = segments.map((x) => x.duration);
       for (const s of segments) expect((await fetch(`${vod}/hls/${quality}/${s.uri}`)).status).toBe(200);
       const probe = await ffprobeJson(playlist);
       expect(probe.streams.find((x) => x.codec_type === "video")?.height).toBe(height);
       expect(Math.abs(Number(probe.format.duration) - 3)).toBeLessThan(0.3);
+    }
+    // The encoded rungs cut where the remuxed 720p does, so players can switch between them.
+    for (const quality of ["240p", "360p", "480p"]) {
+      expect(cuts[quality].length).toBe(cuts["720p"].length);
+      cuts[quality].forEach((d, i) => expect(Math.abs(d - cuts["720p"][i])).toBeLessThan(0.05));
     }
   } finally {
     await b?.close();
@@ -271,7 +287,7 @@ test("a clock jump during an encode does not start it a second time", async () =
 test("deleting a video mid-encode stops its ffmpeg, removes its files, and the queue goes on", async () => {
   const c = await startTestAppliance({ env: { ...NO_RATE_LIMITS, VIDHOST_FFMPEG: realTimeFfmpeg() } });
   try {
-    const clip = await makeClip({ width: 320, height: 180, seconds: 3 });
+    const clip = await makeClip({ width: 320, height: 180, seconds: 2 });
     const doomed = await uploadVideo(c, c.sandboxKey, "sandbox", clip, "doomed");
     const next = await uploadVideo(c, c.sandboxKey, "sandbox", clip, "next"); // queued behind it (concurrency 1)
     await waitFor("encoding", async () => (await videoStatus(c, c.sandboxKey, doomed, "sandbox")).encoding.qualities.some((q) => q.status === "encoding"));
@@ -285,5 +301,44 @@ test("deleting a video mid-encode stops its ffmpeg, removes its files, and the q
     expect(c.ctx.db.select().from(jobs).where(eq(jobs.kind, ENCODE_JOB)).all().map((j) => JSON.parse(j.payload).videoId)).toEqual([next]);
   } finally {
     await c.close();
+  }
+});
+
+test("after a crash the encode resumes once its lease expires, and a crash on the last attempt fails it with a reason", async () => {
+  const dataDir = tempDir();
+  const clip = await makeClip({ width: 320, height: 180, seconds: 2 });
+  const a = await startTestAppliance({ dataDir, env: { ...NO_RATE_LIMITS, VIDHOST_FFMPEG: realTimeFfmpeg(), VIDHOST_ENCODING_CONCURRENCY: "2" } });
+  const key = a.sandboxKey;
+  const [resumed, doomed] = await Promise.all(["resumed", "doomed"].map((t) => uploadVideo(a, key, "sandbox", clip, t)));
+  for (const id of [resumed, doomed]) {
+    await waitFor(`${id} encoding`, async () => (await videoStatus(a, key, id, "sandbox")).encoding.qualities.some((q) => q.status === "encoding"));
+  }
+  await a.close();
+  // What a killed process leaves behind: the jobs still "running" under a lease nobody renews,
+  // one on its first attempt and one on its last.
+  const sqlite = new Database(join(dataDir, "vidhost.db"));
+  const leaseUntil = Date.now() + 60_000;
+  for (const [id, attempts] of [[resumed, 1], [doomed, 3]] as const) {
+    sqlite.query("UPDATE jobs SET status = 'running', lease_owner = 'job_dead', lease_until = ?, attempts = ? WHERE kind = ? AND json_extract(payload, '$.videoId') = ?")
+      .run(leaseUntil, attempts, ENCODE_JOB, id);
+  }
+  sqlite.close();
+
+  let offsetMs = 0;
+  const b = await startTestAppliance({ dataDir, clock: { now: () => new Date(Date.now() + offsetMs) }, env: NO_RATE_LIMITS });
+  try {
+    // Before the lease runs out nothing happens: the other process might still be alive.
+    expect((await videoStatus(b, key, resumed, "sandbox")).encoding.qualities.some((q) => q.status === "encoding")).toBe(true);
+    offsetMs = 2 * 60_000;
+    b.ctx.queue.notify();
+    const done = await waitEncoded(b, key, resumed, "sandbox");
+    expect(done.encoding.playable).toBe(true);
+    const failed = await waitFor("doomed failed", async () => {
+      const s = await videoStatus(b, key, doomed, "sandbox");
+      return s.encoding.qualities.length > 0 && s.encoding.qualities.every((q) => q.status === "failed") ? s : null;
+    });
+    expect(failed.encoding.failureReason).toMatch(/stopped before finishing/);
+  } finally {
+    await b.close();
   }
 });

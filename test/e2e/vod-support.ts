@@ -99,6 +99,23 @@ export async function ffmpeg(args: string[]): Promise<Uint8Array> {
   return out;
 }
 
+/**
+ * A 720p H.264/AAC clip at a modest bitrate with 2 s keyframes: what a phone or an editor exports,
+ * and what the encoder serves as its top rendition by remuxing (makeClip's ultrafast clips are too
+ * fat for that and get the whole ladder encoded).
+ */
+export async function makeRemuxableClip(seconds: number): Promise<string> {
+  const out = join(mediaTempDir(), "remuxable.mp4");
+  await ffmpeg([
+    "-f", "lavfi", "-i", `testsrc2=size=1280x720:rate=25:duration=${seconds}`,
+    "-f", "lavfi", "-i", `sine=frequency=440:sample_rate=48000:duration=${seconds}`,
+    "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "1500k", "-maxrate", "2000k", "-bufsize", "3000k",
+    "-g", "50", "-keyint_min", "50", "-sc_threshold", "0", "-pix_fmt", "yuv420p",
+    "-c:a", "aac", "-b:a", "64k", "-y", out,
+  ]);
+  return out;
+}
+
 /** A solid-colour still image made with ffmpeg (PNG or JPEG). */
 export async function makeImage(kind: "png" | "jpg", color = "red", size = "64x36"): Promise<string> {
   const out = join(mediaTempDir(), `image.${kind}`);
