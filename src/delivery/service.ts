@@ -73,6 +73,18 @@ export function byteRange(header: string | null, size: number): { start: number;
   return start > end || start >= size ? "invalid" : { start, end };
 }
 
+/**
+ * `attachment` named after the title: the UTF-8 name in `filename*` (RFC 6266), and an ASCII
+ * `filename` for old clients, since a header value may only hold Latin-1 (Bun throws on more: a
+ * Japanese title made ?dl=1 a 500).
+ */
+export function attachment(title: string, fallback: string): string {
+  // Whole code points (never half an emoji's surrogate pair), at most 100.
+  const name = Array.from(title.replace(/[^\p{L}\p{N} ._-]+/gu, "").trim()).slice(0, 100).join("").trim() || fallback;
+  const ascii = name.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/[^\x20-\x7e]+/g, "_").replace(/["\\]/g, "") || fallback;
+  return `attachment; filename="${ascii}.mp4"; filename*=UTF-8''${encodeURIComponent(name)}.mp4`;
+}
+
 /** The MP4 with Range support; `dl` forces a download named after the title. */
 export function mp4File(app: AppContext, environment: Environment, videoId: string, rangeHeader: string | null, download: boolean): Response {
   const row = deliverable(app, environment, videoId);
@@ -80,10 +92,7 @@ export function mp4File(app: AppContext, environment: Environment, videoId: stri
   const blob = row.mp4Support && mp4 ? app.storage.get(videoKey(row, "mp4", "source.mp4")) : null;
   if (!blob) throw notFound("videoId");
   const headers: Record<string, string> = { ...CORS, "content-type": "video/mp4", "accept-ranges": "bytes", "cache-control": "public, max-age=3600" };
-  if (download) {
-    const name = row.title.replace(/[^\p{L}\p{N} ._-]+/gu, "").trim().slice(0, 100) || row.id;
-    headers["content-disposition"] = `attachment; filename="${name.replace(/"/g, "")}.mp4"; filename*=UTF-8''${encodeURIComponent(name)}.mp4`;
-  }
+  if (download) headers["content-disposition"] = attachment(row.title, row.id);
   const range = byteRange(rangeHeader, blob.size);
   if (range === "invalid") return new Response(null, { status: 416, headers: { ...headers, "content-range": `bytes */${blob.size}` } });
   if (!range) return new Response(blob, { headers });

@@ -103,6 +103,17 @@ describe("MP4", () => {
     expect(disposition).toContain(`filename*=UTF-8''${encodeURIComponent("Déjà vu the clip1")}.mp4`);
     expect(disposition).not.toMatch(/filename="[^"]*"[^;]*"/); // quotes in the title cannot break the header
     expect((await res.bytes()).byteLength).toBe(mp4.byteLength);
+    // Titles beyond Latin-1 (a header value cannot carry them raw) still download.
+    const title = "日本語のビデオ 🎬 ".repeat(12);
+    expect((await app.api(project.productionKey, "PATCH", `/videos/${productionId}`, { title }, "production")).status).toBe(200);
+    const intl = await fetch(`${vod}/mp4/source.mp4?dl=1`);
+    expect(intl.status).toBe(200);
+    const header = intl.headers.get("content-disposition")!;
+    expect(header).toMatch(/^attachment; filename="[\x20-\x7e]+\.mp4"; filename\*=UTF-8''[^\s]+\.mp4$/);
+    const encoded = /filename\*=UTF-8''(.+)\.mp4$/.exec(header)![1];
+    expect(decodeURIComponent(encoded)).toStartWith("日本語のビデオ");
+    await intl.arrayBuffer();
+    await app.api(project.productionKey, "PATCH", `/videos/${productionId}`, { title: "Déjà vu: \"the\" clip/1" }, "production");
     // Ranges still work on downloads (resumable).
     const part = await fetch(`${vod}/mp4/source.mp4?dl=1`, { headers: { range: "bytes=0-9" } });
     expect(part.status).toBe(206);
