@@ -182,37 +182,44 @@ test("two chunks of one upload racing each other both land, the source assembled
 
 test("server memory stays flat while 300 MiB arrive in three 100 MiB chunks", async () => {
   const CHUNK = 100 * MiB;
-  const TOTAL = 3 * CHUNK;
-  const videoId = await newVideo("large");
   // The client runs in its own process, so this process's RSS is the server's alone. It generates
   // random bytes as it sends them (never holding a chunk) and prints the whole file's SHA-256.
   const script = join(mediaTempDir(), "client.ts");
   writeFileSync(script, CLIENT);
-  Bun.gc(true);
-  const baseline = process.memoryUsage().rss;
-  let peak = baseline;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-  let digest: string;
-  try {
-    const child = Bun.spawn([process.execPath, script, `${app.urls.sandbox}/videos/${videoId}/source`, basic(app.sandboxKey), String(CHUNK), "3"], {
+  async function upload(chunk: number, chunks: number) {
+    const videoId = await newVideo(`large ${chunk}`);
+    const child = Bun.spawn([process.execPath, script, `${app.urls.sandbox}/videos/${videoId}/source`, basic(app.sandboxKey), String(chunk), String(chunks)], {
       stdout: "pipe", stderr: "pipe",
     });
     const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
     expect({ code, err }).toEqual({ code: 0, err: "" });
     const lines = out.trim().split("\n");
-    expect(lines.slice(0, 3)).toEqual(["201", "201", "201"]);
-    digest = lines[3];
+    expect(lines.slice(0, chunks)).toEqual(Array(chunks).fill("201"));
+    const status = await statusOf(app, app.sandboxKey, videoId);
+    expect(status.ingest.status).toBe("uploaded");
+    expect(status.ingest.filesize).toBe(chunk * chunks);
+    expect(await sha256File(sourcePath(app, app.projectId, "sandbox", videoId))).toBe(lines[chunks]);
+    expect(tempFiles(app)).toEqual([]);
+  }
+  // A small upload first brings the server's buffers and allocator to their working size.
+  await upload(10 * MiB, 3);
+  // What must stay flat is the memory the server holds, not the garbage it has yet to collect: JSC
+  // collects lazily, which alone lets RSS wander 40–100 MiB with the load of the moment. Collecting
+  // at each sample measures what is retained (about 10 MiB here); a buffered 100 MiB chunk would show.
+  Bun.gc(true);
+  const baseline = process.memoryUsage().rss;
+  let peak = baseline;
+  const sampler = setInterval(() => {
+    Bun.gc(true);
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 50);
+  try {
+    await upload(CHUNK, 3);
   } finally {
     clearInterval(sampler);
   }
   peak = Math.max(peak, process.memoryUsage().rss);
-  const growth = (peak - baseline) / MiB;
-  const status = await statusOf(app, app.sandboxKey, videoId);
-  expect(status.ingest.status).toBe("uploaded");
-  expect(status.ingest.filesize).toBe(TOTAL);
-  expect(await sha256File(sourcePath(app, app.projectId, "sandbox", videoId))).toBe(digest);
-  expect(tempFiles(app)).toEqual([]);
-  expect(growth).toBeLessThan(100);
+  expect(Math.round((peak - baseline) / MiB)).toBeLessThan(100);
 });
 
 /** The upload client of the memory test: `bun client.ts <url> <authorization> <chunkBytes> <chunks>`. */

@@ -186,8 +186,8 @@ describe("list filters, sorting and pagination", () => {
 
   test("sortBy updatedAt puts the last-updated video last", async () => {
     // updatedAt has one-second resolution: wait until the clock moved past the creations.
-    const before = (await c.videos.get(ids["Cooking pasta"])).updatedAt!.getTime();
-    await waitFor("the next second", () => Date.now() >= before + 1000);
+    const latest = Math.max(...(await c.videos.list()).data.map((v) => v.updatedAt!.getTime()));
+    await waitFor("the next second", () => Date.now() >= latest + 1000);
     await c.videos.update(ids["Cooking pasta"], { description: "An Italian recipe, revised" });
     const page = await c.videos.list({ sortBy: "updatedAt", sortOrder: "desc", pageSize: 1 });
     expect(titles(page)).toEqual(["Cooking pasta"]);
