@@ -3,6 +3,7 @@ import m0 from "./0000_nifty_barracuda.sql" with { type: "text" };
 import m1 from "./0001_sudden_nick_fury.sql" with { type: "text" };
 import m2 from "./0002_uneven_titania.sql" with { type: "text" };
 import m3 from "./0003_free_black_queen.sql" with { type: "text" };
+import m4 from "./0004_hot_luminals.sql" with { type: "text" };
 
 /** Every migration in journal order, as [tag, sql]. */
-export const migrations: [string, string][] = [["0000_nifty_barracuda", m0], ["0001_sudden_nick_fury", m1], ["0002_uneven_titania", m2], ["0003_free_black_queen", m3]];
+export const migrations: [string, string][] = [["0000_nifty_barracuda", m0], ["0001_sudden_nick_fury", m1], ["0002_uneven_titania", m2], ["0003_free_black_queen", m3], ["0004_hot_luminals", m4]];

@@ -5,3 +5,5 @@ export * from "./jobs";
 export * from "./videos";
 export * from "./admin";
 export * from "./live";
+export * from "./captions";
+export * from "./summaries";
