@@ -85,6 +85,12 @@ export function baseApp(app: AppContext, name: string) {
     .mapResponse({ as: "global" }, ({ responseValue, set }) => {
       if (responseValue instanceof Response || responseValue === undefined || responseValue === null) return;
       if (typeof responseValue !== "object") return;
+      // Plain objects and arrays are left to Elysia, which answers with Response.json(value, set): one
+      // Response with every header. Returning our own Response while `set.headers` holds the CORS and
+      // rate-limit headers would make Elysia copy it, body as a stream, to merge them.
+      set.headers["content-type"] = "application/json";
+      const proto = Object.getPrototypeOf(responseValue);
+      if (proto === Object.prototype || proto === Array.prototype || proto === null) return;
       const status = typeof set.status === "number" ? set.status : 200;
       return json(responseValue, status, set.headers as Record<string, string>);
     })
@@ -108,6 +114,7 @@ export function baseApp(app: AppContext, name: string) {
         app.log.error("request failed", { method: request.method, path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
         failure = serverError();
       }
+      // A Response, not a body: Elysia's listener-level error path (404, 405, 429) sends only a Response as is.
       return json(failure.body(app.config.docsUrl), failure.status, { ...(set.headers as Record<string, string>), ...failure.fields.headers });
     });
   return root;

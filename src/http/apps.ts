@@ -5,7 +5,6 @@ import type { Environment, RateCategory } from "../config";
 import type { AppContext } from "../context";
 import { apiKeyRoutes } from "../keys/routes";
 import { projectRoutes } from "../projects/routes";
-import { sha256Hex } from "../security";
 import { webhookRoutes } from "../webhooks/routes";
 import { assetRoutes, deliveryRoutes } from "../delivery/routes";
 import { tagRoutes } from "../tags/routes";
@@ -15,7 +14,7 @@ import { videoRoutes } from "../videos/routes";
 import { requireAdmin } from "./admin-auth";
 import { baseApp } from "./app";
 import { tooManyRequests } from "./errors";
-import { RateLimiter } from "./rate-limit";
+import { RateLimiter, requesterIdentity } from "./rate-limit";
 import { requireScope } from "./scope";
 
 const CORS = {
@@ -40,16 +39,13 @@ export function mainApi(app: AppContext, environment: Environment) {
   const limiter = new RateLimiter(60_000, app.clock);
   const scoped = requireScope(app, environment);
   return baseApp(app, `api-${environment}`)
-    .onRequest(({ request, set }) => {
+    .onRequest(({ request, path, set }) => {
       Object.assign(set.headers, CORS);
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS });
-      const path = new URL(request.url).pathname;
       // Players fetch segments by the hundred: delivery is not API traffic and is not rate limited.
       if (path === "/health" || path.startsWith("/swagger") || path.startsWith("/vod/") || path.startsWith("/assets/")) return;
       const category = rateCategory(request.method, path);
-      // Keyed by the credential presented (hashed, so secrets are not kept in memory) or, without one, the client address.
-      const identity = sha256Hex(request.headers.get("authorization") ?? `anon:${request.headers.get("x-forwarded-for") ?? ""}`);
-      const decision = limiter.hit(`${category}:${identity}`, app.config.rateLimits[environment][category]);
+      const decision = limiter.hit(`${category}:${requesterIdentity(request)}`, app.config.rateLimits[environment][category]);
       set.headers["x-ratelimit-limit"] = String(decision.limit);
       set.headers["x-ratelimit-remaining"] = String(decision.remaining);
       set.headers["x-ratelimit-retry-after"] = String(decision.retryAfterS);

@@ -5,8 +5,9 @@ import type { AppContext } from "../context";
 
 /** Authenticates main-API requests of one listener and hands routes the request's `scope`. */
 export function requireScope(app: AppContext, environment: Environment) {
-  return new Elysia().resolve({ as: "scoped" }, ({ headers }) => ({
-    scope: authenticate(app, environment, headers.authorization),
+  // Reads the one header it needs: asking Elysia for `headers` would copy them all on every request.
+  return new Elysia().resolve({ as: "scoped" }, ({ request }) => ({
+    scope: authenticate(app, environment, request.headers.get("authorization") ?? undefined),
   }));
 }
 
