@@ -103,11 +103,12 @@ export function localStorage(dataDir: string): Storage {
     async put(key, body) {
       const temp = tempFile();
       try {
-        if (body instanceof ReadableStream || Symbol.asyncIterator in Object(body)) {
-          for await (const chunk of body as AsyncIterable<Uint8Array>) await temp.write(chunk);
+        // Blobs (Bun.file included) are streamed too, so a large file never sits in memory.
+        const source = body instanceof Blob ? body.stream() : body;
+        if (source instanceof ReadableStream || Symbol.asyncIterator in Object(source)) {
+          for await (const chunk of source as AsyncIterable<Uint8Array>) await temp.write(chunk);
         } else {
-          const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body instanceof Blob ? new Uint8Array(await body.arrayBuffer()) : (body as Uint8Array);
-          await temp.write(bytes);
+          await temp.write(typeof source === "string" ? new TextEncoder().encode(source) : (source as Uint8Array));
         }
         await temp.end();
         await temp.commit(key);

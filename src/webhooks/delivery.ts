@@ -11,6 +11,10 @@ export function webhookDeliveryHandler(app: AppContext): JobHandler<{ deliveryId
     kind: DELIVERY_JOB,
     concurrency: 4,
     leaseMs: app.config.webhookTimeoutMs + 30_000,
+    giveUp({ deliveryId }) {
+      // The worker died during the last attempt: the delivery will not be tried again.
+      app.db.update(webhookDeliveries).set({ status: "failed" }).where(eq(webhookDeliveries.id, deliveryId)).run();
+    },
     async run({ deliveryId }, run) {
       const delivery = app.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
       const hook = delivery && app.db.select().from(webhooks).where(eq(webhooks.id, delivery.webhookId)).get();
