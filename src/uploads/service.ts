@@ -2,7 +2,8 @@ import { eq } from "drizzle-orm";
 import { atom } from "../clock";
 import type { ScopeCtx } from "../context";
 import { videos } from "../db/schema";
-import { ApiError } from "../http/errors";
+import { ApiError, notFound } from "../http/errors";
+import type { TempFile } from "../media/storage";
 import { videoBody, type VideoRow } from "../videos/body";
 import { ENCODE_JOB, findVideo, videoKey } from "../videos/service";
 import {
@@ -26,47 +27,80 @@ const stateOf = (row: VideoRow): UploadState => (row.uploadState ? JSON.parse(ro
 /** True once the video has its whole source (a ranged upload still in progress is `uploading`). */
 export const hasSource = (row: VideoRow): boolean => row.ingestStatus !== null && row.ingestStatus !== "uploading";
 
-/** Marks the source as arrived and queues its encode in the same transaction. */
-function sourceArrived(ctx: ScopeCtx, row: VideoRow, filesize: number, state: UploadState | null): void {
+type Tx = Parameters<Parameters<ScopeCtx["db"]["transaction"]>[0]>[0];
+
+/** The row as it is now, inside the transaction; 404 when the video was deleted while its upload streamed in. */
+function current(tx: Tx, videoId: string): VideoRow {
+  const row = tx.select().from(videos).where(eq(videos.id, videoId)).get();
+  if (!row) throw notFound("videoId");
+  return row;
+}
+
+/**
+ * In one transaction: checks the video still exists (404) and passes `check` (which throws to
+ * refuse, or returns false when there is nothing left to do), moves the source file into place,
+ * marks it uploaded and queues its encode. A video deleted meanwhile gets no file and no job.
+ * Returns false when `check` declined; the caller then discards its file.
+ */
+function sourceArrived(ctx: ScopeCtx, videoId: string, source: TempFile, filesize: number, state: UploadState | null, check: (fresh: VideoRow) => boolean): boolean {
   const now = ctx.clock.now();
-  ctx.db.transaction((tx) => {
+  const done = ctx.db.transaction((tx) => {
+    const fresh = current(tx, videoId);
+    if (!check(fresh)) return false;
+    source.commitSync(videoKey(fresh, "source"));
     tx.update(videos).set({
       ingestStatus: "uploaded",
       filesize,
-      sourceType: row.sourceType ?? "upload",
+      sourceType: fresh.sourceType ?? "upload",
       uploadState: state ? JSON.stringify(state) : null,
       updatedAt: atom(now),
       expiresAt: ctx.environment === "sandbox" ? now.getTime() + SANDBOX_RETENTION_MS : null,
-    }).where(eq(videos.id, row.id)).run();
-    ctx.queue.enqueue(tx, ENCODE_JOB, { videoId: row.id }, { maxAttempts: 3 });
+    }).where(eq(videos.id, videoId)).run();
+    ctx.queue.enqueue(tx, ENCODE_JOB, { videoId }, { maxAttempts: 3 });
+    return true;
   });
-  ctx.queue.notify();
+  if (done) ctx.queue.notify();
+  return done;
 }
 
-/** Concatenates the chunks in order into the source object, then removes them. */
-async function assemble(ctx: ScopeCtx, row: VideoRow, state: UploadState): Promise<number> {
-  const names = assemblyOrder(state).map((piece) => piece.key);
+/**
+ * Concatenates the chunks in order into a temp file, makes it the source, then removes the chunks.
+ * Safe to run twice at once (a retried last chunk): the first to finish wins, the other stands down.
+ */
+async function assemble(ctx: ScopeCtx, row: VideoRow, state: UploadState): Promise<void> {
   const storage = ctx.storage;
-  async function* concatenated() {
-    for (const name of names) {
-      const blob = storage.get(videoKey(row, "chunks", name));
-      if (!blob) throw new Error(`chunk ${name} of ${row.id} is missing`);
-      yield* blob.stream();
+  const temp = storage.tempFile();
+  const finished = () => hasSource(ctx.db.transaction((tx) => current(tx, row.id))); // 404 once deleted
+  try {
+    for (const { key } of assemblyOrder(state)) {
+      const blob = storage.get(videoKey(row, "chunks", key));
+      if (!blob) {
+        // Gone with the video (404), or used by a concurrent assembly that already finished.
+        if (finished()) return await temp.abort();
+        throw new Error(`chunk ${key} of ${row.id} is missing`);
+      }
+      for await (const bytes of blob.stream()) await temp.write(bytes);
     }
+    await temp.end();
+    if (!sourceArrived(ctx, row.id, temp, temp.size, state, (fresh) => !hasSource(fresh))) return await temp.abort();
+  } catch (err) {
+    await temp.abort();
+    throw err;
   }
-  const size = await storage.put(videoKey(row, "source"), concatenated());
   await storage.delete(videoKey(row, "chunks"));
-  return size;
 }
 
 /** A whole file in one request (no Content-Range). */
 async function storePlain(ctx: ScopeCtx, row: VideoRow, file: ReceivedFile) {
-  checkPlainUpload(stateOf(row));
   if (file.size === 0) {
     throw new ApiError(400, "uploaded-file-empty", "The uploaded file is empty.", { name: "file", detail: "The file part has no bytes." });
   }
-  await file.temp.commit(videoKey(row, "source"));
-  sourceArrived(ctx, row, file.size, null);
+  // Checked again against the freshest row: a concurrent upload or a ranged one may have started since preflight.
+  sourceArrived(ctx, row.id, file.temp, file.size, null, (fresh) => {
+    if (hasSource(fresh)) throw alreadyUploaded();
+    checkPlainUpload(stateOf(fresh));
+    return true;
+  });
 }
 
 /** One chunk of a ranged upload; the last one assembles the source and starts encoding. */
@@ -76,12 +110,15 @@ async function storeChunk(ctx: ScopeCtx, row: VideoRow, range: ContentRange, fil
   // Re-checked against the freshest state in one synchronous transaction: concurrent chunks of one
   // upload cannot both pass, and the chunk file is moved into place before the state records it.
   ctx.db.transaction((tx) => {
-    const fresh = tx.select().from(videos).where(eq(videos.id, row.id)).get()!;
+    const fresh = current(tx, row.id);
     const state = stateOf(fresh);
     if (isDuplicateChunk(state, range)) {
-      // A retry is accepted without storing it again, but only if it holds what its range says.
+      // A retry is accepted without storing it again, but only if it holds what its range says. A
+      // retried last chunk whose first try failed while assembling (the state is complete but the
+      // source never arrived) assembles again.
       checkChunkSize(state, range, file.size);
       duplicate = true;
+      if (isComplete(state) && !hasSource(fresh)) completed = state;
       return;
     }
     if (hasSource(fresh)) throw alreadyUploaded();
@@ -96,14 +133,8 @@ async function storeChunk(ctx: ScopeCtx, row: VideoRow, range: ContentRange, fil
       .where(eq(videos.id, row.id)).run();
     if (isComplete(next)) completed = next;
   });
-  if (duplicate) {
-    await file.temp.abort();
-    return;
-  }
-  if (completed) {
-    const size = await assemble(ctx, row, completed);
-    sourceArrived(ctx, row, size, completed);
-  }
+  if (duplicate) await file.temp.abort();
+  if (completed) await assemble(ctx, row, completed);
 }
 
 /** Stores an uploaded file (whole or one chunk) into a video; a failure leaves nothing of this request behind. */

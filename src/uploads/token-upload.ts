@@ -1,4 +1,4 @@
-import { and, eq, isNull, or } from "drizzle-orm";
+import { and, desc, eq, isNull, or, sql } from "drizzle-orm";
 import type { ScopeCtx } from "../context";
 import { videos } from "../db/schema";
 import { sha256Hex } from "../security";
@@ -10,12 +10,13 @@ import { preflight, storeUpload } from "./service";
 
 /**
  * Chunks sent with an upload token but without `videoId` (the official Node and Go clients do
- * this) are tied together by token, file name, range mode and announced total: the first chunk
- * creates the video, later ones find it while its upload is still in progress.
+ * this) are tied together by token, file name and range mode: the first chunk creates the video,
+ * later ones find it while its upload is still in progress. The announced total is left out, so a
+ * progressive `part N/*` … `part N/N` stays one upload. A new first chunk supersedes any earlier
+ * unfinished upload under the same key, so an abandoned attempt never captures the next one's chunks.
  */
 function correlationKey(tokenId: string, filename: string, range: ContentRange): string {
-  const total = range.total ?? "*";
-  return sha256Hex(`${tokenId}\n${filename}\n${range.mode}\n${total}`);
+  return sha256Hex(`${tokenId}\n${filename}\n${range.mode}`);
 }
 
 const isFirstChunk = (range: ContentRange) => (range.mode === "bytes" ? range.from === 0 : range.part === 1);
@@ -23,11 +24,15 @@ const isFirstChunk = (range: ContentRange) => (range.mode === "bytes" ? range.fr
 /** The video a chunk without `videoId` belongs to; `created` when this request made it. */
 function videoForChunk(ctx: ScopeCtx, tokenId: string, filename: string, range: ContentRange): { row: VideoRow; created: boolean } {
   const key = correlationKey(tokenId, filename, range);
+  const pending = and(
+    eq(videos.projectId, ctx.projectId), eq(videos.environment, ctx.environment), eq(videos.uploadCorrelation, key),
+    or(isNull(videos.ingestStatus), eq(videos.ingestStatus, "uploading")),
+  );
   if (!isFirstChunk(range)) {
-    const pending = ctx.db.select().from(videos)
-      .where(and(eq(videos.projectId, ctx.projectId), eq(videos.environment, ctx.environment), eq(videos.uploadCorrelation, key), or(isNull(videos.ingestStatus), eq(videos.ingestStatus, "uploading"))))
-      .get();
-    if (pending) return { row: pending, created: false };
+    const latest = ctx.db.select().from(videos).where(pending).orderBy(desc(sql`${videos}.rowid`)).get();
+    if (latest) return { row: latest, created: false };
+  } else {
+    ctx.db.update(videos).set({ uploadCorrelation: null }).where(pending).run();
   }
   return { row: insertVideo(ctx, { title: filename }, { uploadCorrelation: key, sourceName: filename }), created: true };
 }

@@ -17,7 +17,9 @@ function conditions(ctx: ScopeCtx, f: VideoFilters): SQL[] {
     where.push(sql`EXISTS (SELECT 1 FROM json_each(${videos.metadata}) m WHERE json_extract(m.value, '$.key') = ${key} AND json_extract(m.value, '$.value') = ${value})`);
   }
   for (const word of f.search?.split(/\s+/) ?? []) {
-    where.push(sql`(${contains(videos.title, word)} OR ${contains(videos.description, word)} OR ${contains(videos.tags, word)})`);
+    // Each tag on its own: matching the stored JSON text would let `[`, `"` or `,` match every video.
+    const inTags = sql`EXISTS (SELECT 1 FROM json_each(${videos.tags}) t WHERE instr(lower(t.value), lower(${word})) > 0)`;
+    where.push(sql`(${contains(videos.title, word)} OR ${contains(videos.description, word)} OR ${inTags})`);
   }
   return where;
 }

@@ -2,7 +2,7 @@
 // stream failing), retried chunks, and a 300 MiB upload whose server memory must stay flat.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { mediaTempDir } from "../fixtures/media";
 import { basic, startTestAppliance, waitFor, type TestAppliance } from "../helpers";
@@ -261,3 +261,91 @@ for (let i = 0; i < count; i++) {
 }
 console.log(hash.digest("hex"));
 `;
+
+for (const range of [undefined, "part 1/*", "part 1/1"]) {
+  test(`a video deleted while its upload (${range ?? "no range"}) streams in: 404, and nothing left behind`, async () => {
+    const videoId = await newVideo("deleted mid-upload");
+    const boundary = "deleteboundary";
+    const { head, tail } = envelope(boundary, "chunk.bin");
+    const bytes = noise(M);
+    let step = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (step === 0) controller.enqueue(head);
+        else if (step === 1) controller.enqueue(bytes.subarray(0, M / 2));
+        else if (step === 2) {
+          await waitFor("the server to start storing the chunk", () => tempFiles(app).length > 0);
+          expect((await app.api(app.sandboxKey, "DELETE", `/videos/${videoId}`)).status).toBe(204);
+          controller.enqueue(bytes.subarray(M / 2));
+        } else if (step === 3) controller.enqueue(tail);
+        else controller.close();
+        step++;
+      },
+    });
+    const headers: Record<string, string> = { "content-type": `multipart/form-data; boundary=${boundary}` };
+    const res = await postChunk(app, app.sandboxKey, `/videos/${videoId}/source`, body, range, headers);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(((await res.json()) as { name: string }).name).toBe("videoId");
+    expect(tempFiles(app)).toEqual([]);
+    expect(existsSync(videoDir(app, app.projectId, "sandbox", videoId))).toBe(false);
+    expect(encodeJobs(app, videoId)).toEqual([]);
+  });
+}
+
+test("a last chunk whose assembly failed (disk full) is retried: the retry assembles the source", async () => {
+  const { file, total, chunks } = original();
+  const videoId = await newVideo("assembly fails once");
+  const send = (c: (typeof chunks)[number]) => postChunk(app, app.sandboxKey, `/videos/${videoId}/source`, form([{ bytes: c.bytes }]), c.range);
+  expect((await send(chunks[0])).status).toBe(201);
+  expect((await send(chunks[1])).status).toBe(201);
+
+  // Fault injection: the second temp file of the next request (the assembly's; the first receives
+  // the chunk) fails its first write as a full disk would.
+  const storage = app.ctx.storage;
+  const original_ = storage.tempFile;
+  let calls = 0;
+  storage.tempFile = () => {
+    const temp = original_();
+    if (++calls !== 2) return temp;
+    return Object.assign(Object.create(temp), {
+      write: () => Promise.reject(Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" })),
+      abort: () => temp.abort(),
+    });
+  };
+  let failed: Response;
+  try {
+    failed = await send(chunks[2]);
+  } finally {
+    storage.tempFile = original_;
+  }
+  expect(failed.status).toBe(500);
+  expect(await failed.text()).not.toContain("ENOSPC");
+  expect((await statusOf(app, app.sandboxKey, videoId)).ingest.status).toBe("uploading");
+  expect(encodeJobs(app, videoId)).toEqual([]);
+  expect(tempFiles(app)).toEqual([]);
+
+  const retried = await send(chunks[2]);
+  expect(retried.status).toBe(201);
+  const status = await statusOf(app, app.sandboxKey, videoId);
+  expect(status.ingest.status).toBe("uploaded");
+  expect(status.ingest.filesize).toBe(total);
+  expect(await sha256File(sourcePath(app, app.projectId, "sandbox", videoId))).toBe(await sha256File(file));
+  expect(encodeJobs(app, videoId)).toHaveLength(1);
+  expect(chunkFiles(videoId)).toEqual([]);
+});
+
+test("two plain uploads racing for one video: one 201, one video-source-already-uploaded", async () => {
+  const videoId = await newVideo("plain race");
+  const a = noise(M);
+  const b = noise(M);
+  const results = await Promise.all([a, b].map((bytes) => postChunk(app, app.sandboxKey, `/videos/${videoId}/source`, form([{ bytes }]))));
+  expect(results.map((r) => r.status).sort()).toEqual([201, 400]);
+  const refused = results.find((r) => r.status === 400)!;
+  expect(((await refused.json()) as { type: string }).type).toEndWith("/reference/video-source-already-uploaded");
+  const winner = results[0].status === 201 ? a : b;
+  const stored = new Uint8Array(await Bun.file(sourcePath(app, app.projectId, "sandbox", videoId)).arrayBuffer());
+  expect(Buffer.compare(stored, winner)).toBe(0);
+  expect(encodeJobs(app, videoId)).toHaveLength(1);
+  expect(tempFiles(app)).toEqual([]);
+});

@@ -183,3 +183,35 @@ test("a declared range over 200 MiB is refused before the body is sent", async (
   expect(response).toContain("/reference/video-content-range-by-bytes-range-too-large");
   expect(tempFiles(app)).toEqual([]);
 });
+
+for (const range of [undefined, "part 1/*"]) {
+  test(`a file part over 200 MiB (${range ?? "no range"}) is uploaded-file-too-large, and nothing is kept`, async () => {
+    const created = await app.api(app.sandboxKey, "POST", "/videos", { title: "over 200 MiB" });
+    const { videoId } = (await created.json()) as { videoId: string };
+    const before = await statusOf(app, app.sandboxKey, videoId);
+    // 201 MiB of one reused buffer, streamed: nothing of the size is held by the test either.
+    const piece = new Uint8Array(MiB);
+    let sent = 0;
+    let started = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (!started) {
+          controller.enqueue(Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="big.mp4"\r\n\r\n'));
+          started = true;
+        } else if (sent < 201 * MiB) {
+          controller.enqueue(piece);
+          sent += MiB;
+        } else {
+          controller.enqueue(Buffer.from("\r\n--b--\r\n"));
+          controller.close();
+        }
+      },
+    });
+    const res = await postChunk(app, app.sandboxKey, `/videos/${videoId}/source`, body, range, { "content-type": "multipart/form-data; boundary=b" });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(((await res.json()) as { type: string }).type).toEndWith("/reference/uploaded-file-too-large");
+    expect(tempFiles(app)).toEqual([]);
+    expect(await statusOf(app, app.sandboxKey, videoId)).toEqual(before);
+  });
+}

@@ -150,6 +150,40 @@ describe("with an upload token", () => {
     await expectUploaded(again.videoId, large);
   });
 
+  test("an abandoned chunked token upload does not capture the chunks of the next one", async () => {
+    const { token } = await client.uploadTokens.createToken({ ttl: 0 });
+    const name = basename(large);
+    const total = Math.ceil(Bun.file(large).size / CHUNK);
+    // A first attempt sends part 1 of another file with the same name and chunk count, then gives up.
+    const abandoned = new FormData();
+    abandoned.append(name, new Blob([new Uint8Array(CHUNK).fill(7)]), name);
+    const first = await fetch(`${app.urls.sandbox}/upload?token=${token}`, { method: "POST", headers: { "content-range": `part 1/${total}` }, body: abandoned });
+    expect(first.status).toBe(201);
+    const stale = ((await first.json()) as { videoId: string }).videoId;
+
+    const video = await new ApiVideoClient({ baseUri: app.urls.sandbox, chunkSize: CHUNK }).videos.uploadWithUploadToken(token!, large);
+    expect(video.videoId).not.toBe(stale);
+    await expectUploaded(video.videoId, large);
+    const staleStatus = await statusOf(app, app.sandboxKey, stale);
+    expect(staleStatus.ingest.receivedParts).toEqual({ parts: [1], total });
+  });
+
+  test("a progressive upload without videoId whose last part names the total stays in one video", async () => {
+    const { token } = await client.uploadTokens.createToken({ ttl: 0 });
+    const before = videoCount();
+    const send = async (file: string, range: string) => {
+      const body = new FormData();
+      body.append("file", new Blob([Bun.file(file)]), "progressive.mp4");
+      const res = await fetch(`${app.urls.sandbox}/upload?token=${token}`, { method: "POST", headers: { "content-range": range }, body });
+      expect([range, res.status]).toEqual([range, 201]);
+      return ((await res.json()) as { videoId: string }).videoId;
+    };
+    const ids = [await send(parts[0], "part 1/*"), await send(parts[1], "part 2/*"), await send(parts[2], "part 3/3")];
+    expect(new Set(ids).size).toBe(1);
+    expect(videoCount()).toBe(before + 1);
+    await expectUploaded(ids[0], large);
+  });
+
   test("progressive token session: the first part creates the video, later parts name it", async () => {
     const { token } = await client.uploadTokens.createToken({ ttl: 3600 });
     const before = videoCount();

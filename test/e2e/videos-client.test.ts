@@ -218,6 +218,11 @@ describe("list filters, sorting and pagination", () => {
       ["q=food&tags[]=italy", ["Cooking pasta"]],
       ["q=food&sortBy=title&sortOrder=desc", ["Cooking rice", "Cooking pasta", "Bread basics"]],
       ["q=zzz", []],
+      // Tags are matched one by one, not as the JSON text they are stored in.
+      ["q=%5B", []],
+      ["q=%22%2C%22", []],
+      ["q=a%22", []],
+      ["q=ITALY", ["Cooking pasta", "Hiking the Alps"]],
       ["", ["Cooking pasta", "Cooking rice", "Hiking the Alps", "Bread basics", "Álpine flowers"]],
     ];
     for (const [query, expected] of rows) expect([query, (await search(query)).data.map((v) => v.title)]).toEqual([query, expected]);
