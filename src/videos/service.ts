@@ -40,7 +40,8 @@ export function findVideo(ctx: ScopeCtx, videoId: string): VideoRow {
 /** Rules the schema cannot express: language tags and summary attributes. */
 function inputProblems(input: VideoInput): Problem[] {
   const problems: Problem[] = [];
-  if (input.language) {
+  // null clears the language; anything else, the empty string included, must be a supported tag.
+  if (input.language !== undefined && input.language !== null) {
     const why = languageProblem(input.language);
     if (why) problems.push(invalidProblem("language", why));
   }

@@ -55,6 +55,8 @@ describe("with an API key", () => {
     expect(uploaded.videoId).toBe(video.videoId);
     expect(uploaded.title).toBe("regular");
     expect(uploaded.source?.type).toBe("upload");
+    // Sandbox sources are deleted 24 hours after they arrive.
+    expect(Math.abs(uploaded.deletesAt!.getTime() - Date.now() - 24 * 3600_000)).toBeLessThan(60_000);
     const status = await expectUploaded(video.videoId, small);
     expect(status.ingest.receivedParts).toEqual({ parts: [], total: null });
   });
@@ -102,6 +104,22 @@ describe("with an API key", () => {
     expect(error.problemDetails.type).toEndWith("/reference/video-source-already-uploaded");
     await expectUploaded(video.videoId, small);
   });
+});
+
+test("production: a chunked upload lands under the production folder and never expires", async () => {
+  const project = await app.newProject("production uploads");
+  const prod = new ApiVideoClient({ apiKey: project.productionKey, baseUri: app.urls.production, chunkSize: CHUNK });
+  const video = await prod.videos.create({ title: "prod" });
+  const uploaded = await prod.videos.upload(video.videoId, large);
+  expect(uploaded.deletesAt ?? null).toBeNull();
+  const status = await prod.videos.getStatus(video.videoId);
+  expect(status.ingest?.status).toBe("uploaded");
+  expect(status.ingest?.filesize).toBe(Bun.file(large).size);
+  expect(await sha256File(sourcePath(app, project.projectId, "production", video.videoId))).toBe(await sha256File(large));
+  expect(encodeJobs(app, video.videoId).map((j) => j.status)).toEqual(["queued"]);
+  // The sandbox listener does not know it.
+  const error = await new ApiVideoClient({ apiKey: project.sandboxKey, baseUri: app.urls.sandbox }).videos.get(video.videoId).then(() => null, (e) => e);
+  expect(error?.code).toBe(404);
 });
 
 describe("with an upload token", () => {

@@ -257,6 +257,10 @@ describe("validation", () => {
     { name: "metadata not an array", body: { title: "t", metadata: { k: "v" } }, kind: "invalid-attribute", attribute: "metadata" },
     { name: "language malformed", body: { title: "t", language: "en_US!" }, kind: "invalid-attribute", attribute: "language" },
     { name: "language unknown", body: { title: "t", language: "xx" }, kind: "invalid-attribute", attribute: "language" },
+    { name: "language empty", body: { title: "t", language: "" }, kind: "invalid-attribute", attribute: "language" },
+    { name: "empty title", body: { title: "" }, kind: "invalid-attribute", attribute: "title" },
+    { name: "a tag not a string", body: { title: "t", tags: ["a", 1] }, kind: "invalid-attribute", attribute: "tags[1]" },
+    { name: "metadata without value", body: { title: "t", metadata: [{ key: "k" }] }, kind: "attribute-required", attribute: "metadata[0][value]" },
     { name: "public not a boolean", body: { title: "t", public: "yes" }, kind: "invalid-attribute", attribute: "public" },
     { name: "unknown attribute", body: { title: "t", colour: "red" }, kind: "invalid-attribute", attribute: "colour" },
   ];
@@ -274,7 +278,7 @@ describe("validation", () => {
 
   test("PATCH with a bad language or tags is 400 and changes nothing", async () => {
     const created = await client.videos.create({ title: "Stable", tags: ["x"] });
-    for (const body of [{ language: "klingon" }, { tags: "y" }, { title: "" }]) {
+    for (const body of [{ language: "klingon" }, { language: "" }, { tags: "y" }, { title: "" }, { colour: "red" }]) {
       const res = await app.api(app.sandboxKey, "PATCH", `/videos/${created.videoId}`, body);
       expect(res.status).toBe(400);
     }
@@ -282,6 +286,10 @@ describe("validation", () => {
     expect(got.title).toBe("Stable");
     expect(got.tags).toEqual(["x"]);
     expect(got.language ?? null).toBeNull();
+    // null clears a language.
+    await client.videos.update(created.videoId, { language: "en" });
+    const cleared = await app.api(app.sandboxKey, "PATCH", `/videos/${created.videoId}`, { language: null });
+    expect(((await cleared.json()) as { language: string | null; languageOrigin: string | null })).toMatchObject({ language: null, languageOrigin: null });
   });
 
   test("the client surfaces a validation problem", async () => {
