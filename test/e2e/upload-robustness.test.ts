@@ -2,7 +2,7 @@
 // stream failing), retried chunks, and a 300 MiB upload whose server memory must stay flat.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { mediaTempDir } from "../fixtures/media";
 import { basic, startTestAppliance, waitFor, type TestAppliance } from "../helpers";
@@ -16,7 +16,18 @@ beforeAll(async () => {
   app = await startTestAppliance({ env: UNLIMITED });
   await app.ctx.queue.stop();
 });
-afterAll(() => app.close());
+afterAll(async () => {
+  await app.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const dirs: string[] = [];
+/** A temp folder removed after the file's tests. */
+function scratch(): string {
+  const dir = mediaTempDir();
+  dirs.push(dir);
+  return dir;
+}
 
 const M = 5 * MiB;
 
@@ -28,7 +39,7 @@ async function newVideo(title: string): Promise<string> {
 /** The original file: two 5 MiB chunks and a short last one. */
 function original() {
   const bytes = noise(2 * M + 12_345);
-  const file = join(mediaTempDir(), "original.bin");
+  const file = join(scratch(), "original.bin");
   writeFileSync(file, bytes);
   const total = bytes.length;
   const chunks = [
@@ -184,7 +195,7 @@ test("server memory stays flat while 300 MiB arrive in three 100 MiB chunks", as
   const CHUNK = 100 * MiB;
   // The client runs in its own process, so this process's RSS is the server's alone. It generates
   // random bytes as it sends them (never holding a chunk) and prints the whole file's SHA-256.
-  const script = join(mediaTempDir(), "client.ts");
+  const script = join(scratch(), "client.ts");
   writeFileSync(script, CLIENT);
   async function upload(chunk: number, chunks: number) {
     const videoId = await newVideo(`large ${chunk}`);

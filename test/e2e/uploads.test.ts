@@ -2,7 +2,8 @@
 // (5 MiB parts), progressive sessions, and upload tokens (whole, chunked without videoId, progressive).
 // Encoding is tested elsewhere: the job queue is stopped so encode jobs stay queued and cost nothing.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { basename } from "node:path";
+import { rmSync } from "node:fs";
+import { basename, join } from "node:path";
 import ApiVideoClient from "@api.video/nodejs-client";
 import { count, eq } from "drizzle-orm";
 import { videos } from "../../src/db/schema";
@@ -25,11 +26,25 @@ beforeAll(async () => {
   await app.ctx.queue.stop();
   client = new ApiVideoClient({ apiKey: app.sandboxKey, baseUri: app.urls.sandbox });
   chunked = new ApiVideoClient({ apiKey: app.sandboxKey, baseUri: app.urls.sandbox, chunkSize: CHUNK });
-  [small, large] = await Promise.all([makeClip({ width: 320, height: 240, seconds: 1 }), makeLargeClip(11 * MiB)]);
+  [small, large] = await Promise.all([
+    makeClip({ width: 320, height: 240, seconds: 1, out: join(scratch(), "clip.mp4") }),
+    makeLargeClip(11 * MiB, { out: join(scratch(), "large.mp4") }),
+  ]);
   // Progressive part files: two of exactly 5 MiB, then the rest.
-  parts = splitFile(large, mediaTempDir(), [CHUNK, 2 * CHUNK]);
+  parts = splitFile(large, scratch(), [CHUNK, 2 * CHUNK]);
 });
-afterAll(() => app.close());
+afterAll(async () => {
+  await app.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const dirs: string[] = [];
+/** A temp folder removed after the file's tests. */
+function scratch(): string {
+  const dir = mediaTempDir();
+  dirs.push(dir);
+  return dir;
+}
 
 const videoCount = () =>
   app.ctx.db.select({ n: count() }).from(videos).where(eq(videos.projectId, app.projectId)).get()!.n;
@@ -73,7 +88,7 @@ describe("with an API key", () => {
   });
 
   test("a file exactly one chunk long goes in one request", async () => {
-    const dir = mediaTempDir();
+    const dir = scratch();
     const [exact] = splitFile(large, dir, [CHUNK], "exact");
     const video = await client.videos.create({ title: "exact" });
     await chunked.videos.upload(video.videoId, exact);

@@ -1,6 +1,7 @@
 // The official api.video Node client drives /videos, /videos/search and /tags on a real server.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
 import ApiVideoClient from "@api.video/nodejs-client";
 import { makeClip } from "../fixtures/media";
 import { basic, startTestAppliance, waitFor, type TestAppliance } from "../helpers";
@@ -102,6 +103,7 @@ describe("create, get, update, delete", () => {
     const clip = await makeClip({ width: 160, height: 120, seconds: 1 });
     const created = await client.videos.create({ title: "To delete" });
     await client.videos.upload(created.videoId, clip);
+    rmSync(dirname(clip), { recursive: true, force: true });
     const dir = videoDir(app, app.projectId, "sandbox", created.videoId);
     expect(existsSync(sourcePath(app, app.projectId, "sandbox", created.videoId))).toBe(true);
     expect(encodeJobs(app, created.videoId).map((j) => j.status)).toEqual(["queued"]);
