@@ -15,6 +15,8 @@ export interface PlayerPageOptions {
   live: boolean;
   /** A player theme (§8.1): colours plus hideTitle, enableControls, forceAutoplay, forceLoop. */
   theme?: Record<string, string | boolean>;
+  /** Chapters to list (from the video's chapter file): start time and title, in order. */
+  chapters?: { startS: number; title: string }[];
 }
 
 /** The data handed to the page script. */
@@ -23,6 +25,7 @@ interface ClientConfig {
   hlsJsUrl: string;
   live: boolean;
   theme: Record<string, string | boolean>;
+  chapters: { startS: number; title: string }[];
 }
 
 const STYLE = `html,body{margin:0;height:100%;background:#000;overflow:hidden;font:15px/1.4 system-ui,sans-serif}
@@ -31,11 +34,19 @@ video{position:fixed;inset:0;width:100%;height:100%;background:#000;object-fit:c
 background:linear-gradient(var(--theme-backgroundTop,rgba(0,0,0,.7)),transparent);white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 #status{position:fixed;left:50%;top:50%;transform:translate(-50%,-50%);max-width:80%;padding:12px 18px;border-radius:6px;
 color:var(--theme-text,#fff);background:var(--theme-backgroundBottom,rgba(0,0,0,.7));text-align:center;pointer-events:none}
+#chapters{position:fixed;top:8px;right:8px;max-width:min(22em,70%);color:var(--theme-text,#fff);text-align:right}
+#chapters>button,#chapters li button{font:inherit;color:inherit;cursor:pointer;border:0;border-radius:4px;background:var(--theme-backgroundBottom,rgba(0,0,0,.7))}
+#chapters>button{padding:4px 10px}
+#chapters ol{list-style:none;margin:4px 0 0;padding:4px;max-height:60vh;overflow:auto;text-align:left;border-radius:6px;background:var(--theme-backgroundBottom,rgba(0,0,0,.7))}
+#chapters li button{display:block;width:100%;padding:4px 8px;text-align:left;background:transparent}
+#chapters li button[aria-current=true]{background:var(--theme-link,rgba(255,255,255,.25))}
+#chapters time{opacity:.7;margin-right:.6em;font-variant-numeric:tabular-nums}
 [hidden]{display:none!important}`;
 
 /** Renders the complete player page; every caller-provided value is escaped or JSON-encoded. */
 export function renderPlayerPage(opts: PlayerPageOptions): string {
-  const config: ClientConfig = { hlsUrl: opts.hlsUrl, hlsJsUrl: opts.hlsJsUrl, live: opts.live, theme: opts.theme ?? {} };
+  const chapters = opts.chapters ?? [];
+  const config: ClientConfig = { hlsUrl: opts.hlsUrl, hlsJsUrl: opts.hlsJsUrl, live: opts.live, theme: opts.theme ?? {}, chapters };
   const script = `(${playerMain.toString()})(${scriptJson(config)});`;
   const csp = contentSecurityPolicy(opts, sha256(script), sha256(STYLE));
   const title = escapeHtml(opts.title);
@@ -49,10 +60,23 @@ export function renderPlayerPage(opts: PlayerPageOptions): string {
 </head><body data-state="loading">
 <video id="video" controls playsinline preload="metadata"${poster}></video>
 <div id="title"${opts.title.trim() ? "" : " hidden"}>${title}</div>
-<div id="status" role="status" aria-live="polite" hidden></div>
+<div id="status" role="status" aria-live="polite" hidden></div>${chapterList(chapters)}
 <script>${script}</script>
 </body></html>
 `;
+}
+
+// The chapter menu: a toggle and one button per chapter (the page script seeks and marks the current one).
+function chapterList(chapters: { startS: number; title: string }[]): string {
+  if (!chapters.length) return "";
+  const clock = (s: number) => {
+    const t = Math.floor(s);
+    const hms = [Math.floor(t / 3600), Math.floor((t % 3600) / 60), t % 60];
+    return (hms[0] ? [hms[0], ...hms.slice(1).map((n) => String(n).padStart(2, "0"))] : [hms[1], String(hms[2]).padStart(2, "0")]).join(":");
+  };
+  const items = chapters.map((c, i) =>
+    `<li><button type="button" data-chapter="${i}"><time>${clock(c.startS)}</time>${escapeHtml(c.title)}</button></li>`).join("");
+  return `\n<nav id="chapters" aria-label="Chapters"><button type="button" id="chapters-toggle" aria-expanded="false" aria-controls="chapter-list">Chapters</button><ol id="chapter-list" hidden>${items}</ol></nav>`;
 }
 
 /** api.video's `assets.iframe` for a player URL. */
@@ -270,6 +294,30 @@ function playerMain(c: ClientConfig): void {
     hls.attachMedia(video);
     hls.loadSource(c.hlsUrl);
     play();
+  }
+
+  // Chapters: the toggle opens the list, a chapter seeks there, the one playing is marked.
+  const toggle = document.getElementById("chapters-toggle");
+  const list = document.getElementById("chapter-list");
+  if (toggle && list && c.chapters.length) {
+    const buttons = Array.from(list.querySelectorAll<HTMLButtonElement>("button[data-chapter]"));
+    toggle.addEventListener("click", () => {
+      list.hidden = !list.hidden;
+      toggle.setAttribute("aria-expanded", String(!list.hidden));
+    });
+    for (const b of buttons) {
+      b.addEventListener("click", () => {
+        video.currentTime = c.chapters[Number(b.dataset.chapter)].startS;
+        video.play().catch(() => {});
+      });
+    }
+    video.addEventListener("timeupdate", () => {
+      let current = -1;
+      c.chapters.forEach((ch, i) => {
+        if (video.currentTime >= ch.startS) current = i;
+      });
+      buttons.forEach((b, i) => b.setAttribute("aria-current", String(i === current)));
+    });
   }
 
   setState("loading");

@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Environment } from "../config";
 import type { AppContext } from "../context";
 import { errorBody } from "../http/schemas";
+import { captionFile, chapterFile } from "../captions/delivery";
 import { HLS_JS_PATH, hlsJsResponse } from "./hls-asset";
 import { masterPlaylist, mp4File, playerPage, renditionFile, thumbnailFile } from "./service";
 
@@ -27,6 +28,14 @@ export function deliveryRoutes(app: AppContext, environment: Environment) {
     })
     .get("/:videoId/thumbnail.jpg", ({ params }) => thumbnailFile(app, environment, params.videoId), {
       params, response: media, detail: { summary: "Thumbnail", tags: ["Delivery"] },
+    })
+    .get("/:videoId/captions/:file", ({ params }) => captionFile(app, environment, params.videoId, params.file), {
+      params: t.Object({ videoId: t.String(), file: t.String() }), response: media,
+      detail: { summary: "Caption file ({lang}.vtt) and its HLS subtitle playlist ({lang}.m3u8)", tags: ["Delivery"] },
+    })
+    .get("/:videoId/chapters/:file", ({ params }) => chapterFile(app, environment, params.videoId, params.file), {
+      params: t.Object({ videoId: t.String(), file: t.String() }), response: media,
+      detail: { summary: "Chapter file ({lang}.vtt)", tags: ["Delivery"] },
     });
 }
 

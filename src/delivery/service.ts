@@ -3,6 +3,8 @@ import type { Environment } from "../config";
 import type { AppContext } from "../context";
 import { renditions, videos } from "../db/schema";
 import { notFound } from "../http/errors";
+import { subtitleRenditions } from "../captions/delivery";
+import { playerChapters } from "../chapters/service";
 import { vodBase, type VideoRow } from "../videos/body";
 import { videoKey } from "../videos/service";
 import { HLS_JS_PATH } from "./hls-asset";
@@ -25,9 +27,11 @@ export function masterPlaylist(app: AppContext, environment: Environment, videoI
     .where(and(eq(renditions.videoId, videoId), eq(renditions.type, "hls"), eq(renditions.status, "encoded")))
     .orderBy(asc(renditions.position)).all();
   if (!row.playable || !encoded.length) return new Response(null, { status: 202, headers: { ...CORS, "cache-control": "no-store" } });
-  const lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-INDEPENDENT-SEGMENTS"];
+  // Captions ride along as a subtitle group every variant names (players list them as tracks).
+  const subtitles = subtitleRenditions(app, videoId);
+  const lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-INDEPENDENT-SEGMENTS", ...subtitles.lines];
   for (const r of encoded) {
-    lines.push(`#EXT-X-STREAM-INF:BANDWIDTH=${r.bandwidth},RESOLUTION=${r.width}x${r.height}${r.codecs ? `,CODECS="${r.codecs}"` : ""},NAME="${r.quality}"`);
+    lines.push(`#EXT-X-STREAM-INF:BANDWIDTH=${r.bandwidth},RESOLUTION=${r.width}x${r.height}${r.codecs ? `,CODECS="${r.codecs}"` : ""},NAME="${r.quality}"${subtitles.group ? `,SUBTITLES="${subtitles.group}"` : ""}`);
     lines.push(`${r.quality}/index.m3u8`);
   }
   return new Response(lines.join("\n") + "\n", {
@@ -113,8 +117,9 @@ export async function thumbnailFile(app: AppContext, environment: Environment, v
 }
 
 /** The embeddable player page for a video. */
-export function playerPage(app: AppContext, environment: Environment, videoId: string): Response {
+export async function playerPage(app: AppContext, environment: Environment, videoId: string): Promise<Response> {
   const row = deliverable(app, environment, videoId);
+  const chapters = await playerChapters(app, row);
   const base = vodBase(app, environment, videoId);
   const html = renderPlayerPage({
     title: row.title,
@@ -122,6 +127,7 @@ export function playerPage(app: AppContext, environment: Environment, videoId: s
     posterUrl: row.hasThumbnail ? `${base}/thumbnail.jpg` : null,
     hlsJsUrl: `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}${HLS_JS_PATH}`,
     live: false,
+    chapters: chapters?.chapters,
   });
   return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" } });
 }

@@ -1,6 +1,8 @@
 import { swagger } from "@elysiajs/swagger";
 import { t } from "elysia";
 import { authRoutes } from "../auth/routes";
+import { captionRoutes } from "../captions/routes";
+import { chapterRoutes } from "../chapters/routes";
 import type { Environment, RateCategory } from "../config";
 import type { AppContext } from "../context";
 import { apiKeyRoutes } from "../keys/routes";
@@ -60,6 +62,8 @@ export function mainApi(app: AppContext, environment: Environment) {
     .use(authRoutes(app, environment))
     .use(webhookRoutes(scoped))
     .use(videoRoutes(scoped))
+    .use(captionRoutes(scoped))
+    .use(chapterRoutes(scoped))
     .use(uploadRoutes(app, environment))
     .use(uploadTokenRoutes(scoped))
     .use(tagRoutes(scoped))
