@@ -21,6 +21,7 @@ const SETTINGS = {
   encodingConcurrency: { env: "VIDHOST_ENCODING_CONCURRENCY", flag: "--encoding-concurrency", default: "1", help: "encodes run at once" },
   rateLimits: { env: "VIDHOST_RATE_LIMITS", flag: "--rate-limits", default: "", help: "per-minute limits, e.g. sandbox.reads=100,production.writes=200 (uploads, writes, reads)" },
   adminRateLimit: { env: "VIDHOST_ADMIN_RATE_LIMIT", flag: "--admin-rate-limit", default: "10", help: "admin API requests per second per admin key" },
+  sessionTtlHours: { env: "VIDHOST_SESSION_TTL_HOURS", flag: "--session-ttl-hours", default: "12", help: "how long a dashboard sign-in lasts" },
   logLevel: { env: "VIDHOST_LOG_LEVEL", flag: "--log-level", default: "info", help: "error, warn, info or debug" },
 } as const;
 
@@ -53,6 +54,8 @@ export interface Config {
   encodingConcurrency: number;
   rateLimits: RateLimits;
   adminRateLimit: number;
+  /** Lifetime of a dashboard session cookie. */
+  sessionTtlHours: number;
   logLevel: "error" | "warn" | "info" | "debug";
 }
 
@@ -136,6 +139,7 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
     encodingConcurrency: integer("encodingConcurrency", raw.encodingConcurrency, 1, 64),
     rateLimits: parseRateLimits(raw.rateLimits),
     adminRateLimit: integer("adminRateLimit", raw.adminRateLimit, 1, 1000000),
+    sessionTtlHours: integer("sessionTtlHours", raw.sessionTtlHours, 1, 8760),
     logLevel: logLevel as Config["logLevel"],
   };
 }

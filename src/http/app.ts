@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import {
   ApiError, invalidAttributes, invalidPayload, invalidProblem, methodNotAllowed, payloadTooLarge,
-  requiredProblem, serverError, unrecognizedUrl, type Problem,
+  requiredProblem, serverError, unrecognizedUrl, type ErrorDialect, type Problem,
 } from "./errors";
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -76,7 +76,7 @@ export function streamedBody() {
 }
 
 /** The root of each listener: JSON bodies and answers, the one error handler, 404 versus 405. */
-export function baseApp(app: AppContext, name: string) {
+export function baseApp(app: AppContext, name: string, dialect: ErrorDialect = "main") {
   let table: ReturnType<typeof routeTable> | undefined;
   const root: Elysia<any, any, any, any, any, any, any> = new Elysia({ name, normalize: false })
     .onParse(async ({ request, contentType }) => {
@@ -115,7 +115,7 @@ export function baseApp(app: AppContext, name: string) {
         failure = serverError();
       }
       // A Response, not a body: Elysia's listener-level error path (404, 405, 429) sends only a Response as is.
-      return json(failure.body(app.config.docsUrl), failure.status, { ...(set.headers as Record<string, string>), ...failure.fields.headers });
+      return json(failure.body(app.config.docsUrl, dialect), failure.status, { ...(set.headers as Record<string, string>), ...failure.fields.headers });
     });
   return root;
 }

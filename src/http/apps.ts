@@ -71,10 +71,11 @@ export function mainApi(app: AppContext, environment: Environment) {
     .use(assetRoutes());
 }
 
-/** The admin API and (later) the dashboard. */
+/** The admin API and the web dashboard. */
 export function adminApi(app: AppContext) {
-  const admin = requireAdmin(app, new RateLimiter(1000, app.clock));
-  return baseApp(app, "admin")
+  const limiter = new RateLimiter(1000, app.clock);
+  const admin = requireAdmin(app, limiter);
+  return baseApp(app, "admin", "admin")
     .get("/health", () => ({ status: "ok" as const }), { response: { 200: health }, detail: { hide: true } })
     .use(swagger({
       path: "/swagger",

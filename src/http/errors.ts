@@ -6,6 +6,9 @@ export interface Problem {
   name: string;
 }
 
+/** Main API bodies are api.video's; the admin listener adds the admin API's 400 fields. */
+export type ErrorDialect = "main" | "admin";
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -16,8 +19,11 @@ export class ApiError extends Error {
     super(title);
   }
 
-  /** The JSON body: `type` is `{docsUrl}/reference/<kind>`. */
-  body(docsUrl: string): Record<string, unknown> {
+  /**
+   * The JSON body: `type` is `{docsUrl}/reference/<kind>`. The admin dialect adds api.video admin's
+   * 400 fields: `total_problems` (how many rules were broken) and `constraint` (the first one's kind).
+   */
+  body(docsUrl: string, dialect: ErrorDialect = "main"): Record<string, unknown> {
     const body: Record<string, unknown> = {
       type: `${docsUrl}/reference/${this.kind}`,
       title: this.title,
@@ -27,6 +33,10 @@ export class ApiError extends Error {
     if (this.fields.detail !== undefined) body.detail = this.fields.detail;
     if (this.fields.problems) {
       body.problems = this.fields.problems.map((p) => ({ type: `${docsUrl}/reference/${p.kind}`, title: p.title, name: p.name }));
+    }
+    if (dialect === "admin" && this.status === 400) {
+      body.total_problems = this.fields.problems?.length ?? 1;
+      body.constraint = this.fields.problems?.[0]?.kind ?? this.kind;
     }
     return { ...body, ...this.fields.extra };
   }

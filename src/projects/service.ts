@@ -5,7 +5,7 @@ import { projects } from "../db/schema";
 import { notFound } from "../http/errors";
 import { newId } from "../ids";
 
-type ProjectRow = typeof projects.$inferSelect;
+export type ProjectRow = typeof projects.$inferSelect;
 
 /** The admin API's snake_case project body; `production_enabled` is Vidhost's extension. */
 export function projectBody(row: ProjectRow) {
@@ -39,12 +39,29 @@ export function getProject(app: AppContext, projectId: string) {
   return projectBody(getProjectRow(app, projectId));
 }
 
-/** Renames a project and/or switches its mode; production can be enabled and disabled again (at once: the key cache forgets the project). */
-export function updateProject(app: AppContext, projectId: string, input: { name?: string; production_enabled?: boolean }) {
+/** Midnight UTC on the first day of the month after `now`: when a "next_cycle" deletion happens. */
+export function nextCycle(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+}
+
+export interface ProjectUpdate {
+  name?: string;
+  /** "next_cycle" schedules the deletion; null cancels a scheduled one (Vidhost's extension). */
+  deletes_at?: "next_cycle" | null;
+  production_enabled?: boolean;
+}
+
+/**
+ * Renames a project, schedules or cancels its deletion, and/or switches its mode. A mode change
+ * takes effect at once (the key cache forgets the project); the deletion is carried out by the
+ * hourly schedule (projects/deletion.ts).
+ */
+export function updateProject(app: AppContext, projectId: string, input: ProjectUpdate) {
   getProjectRow(app, projectId);
   const changes: Partial<ProjectRow> = {};
   if (input.name !== undefined) changes.name = input.name;
   if (input.production_enabled !== undefined) changes.productionEnabled = input.production_enabled;
+  if (input.deletes_at !== undefined) changes.deletesAt = input.deletes_at === null ? null : atom(nextCycle(app.clock.now()));
   if (Object.keys(changes).length) {
     app.db.update(projects).set(changes).where(eq(projects.id, projectId)).run();
     app.keyCache.invalidateProject(projectId);
