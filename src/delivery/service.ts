@@ -9,6 +9,7 @@ import { vodBase, type VideoRow } from "../videos/body";
 import { videoKey } from "../videos/service";
 import { HLS_JS_PATH } from "./hls-asset";
 import { renderPlayerPage } from "./player";
+import { recordVideoDelivery } from "../usage/record";
 
 const SEGMENT_CACHE = "public, max-age=31536000, immutable";
 const CORS = { "access-control-allow-origin": "*", "cross-origin-resource-policy": "cross-origin" };
@@ -49,6 +50,7 @@ export function renditionFile(app: AppContext, environment: Environment, videoId
   const ext = /^[A-Za-z0-9_-]+\.([a-z0-9]+)$/.exec(file)?.[1];
   const blob = rendition && ext && MEDIA_TYPES[ext] ? app.storage.get(videoKey(row, "hls", quality, file)) : null;
   if (!blob) throw notFound("file");
+  recordVideoDelivery(app, row, { hls: { quality, file } });
   return new Response(blob, {
     headers: { ...CORS, "content-type": MEDIA_TYPES[ext!], "cache-control": ext === "m3u8" ? "public, max-age=60" : SEGMENT_CACHE },
   });
@@ -98,6 +100,7 @@ export function mp4File(app: AppContext, environment: Environment, videoId: stri
   const headers: Record<string, string> = { ...CORS, "content-type": "video/mp4", "accept-ranges": "bytes", "cache-control": "public, max-age=3600" };
   if (download) headers["content-disposition"] = attachment(row.title, row.id);
   const range = byteRange(rangeHeader, blob.size);
+  if (range !== "invalid") recordVideoDelivery(app, row, { mp4: { bytes: range ? range.end - range.start + 1 : blob.size, size: blob.size } });
   if (range === "invalid") return new Response(null, { status: 416, headers: { ...headers, "content-range": `bytes */${blob.size}` } });
   if (!range) return new Response(blob, { headers });
   return new Response(blob.slice(range.start, range.end + 1), {

@@ -12,6 +12,7 @@ import { assetRoutes, deliveryRoutes } from "../delivery/routes";
 import { tagRoutes } from "../tags/routes";
 import { uploadTokenRoutes } from "../upload-tokens/routes";
 import { uploadRoutes } from "../uploads/routes";
+import { usageRoutes } from "../usage/routes";
 import { videoRoutes } from "../videos/routes";
 import { requireAdmin } from "./admin-auth";
 import { baseApp } from "./app";
@@ -83,7 +84,8 @@ export function adminApi(app: AppContext) {
       exclude: ["/health"],
     }))
     .use(projectRoutes(app, admin))
-    .use(apiKeyRoutes(app, admin));
+    .use(apiKeyRoutes(app, admin))
+    .use(usageRoutes(app, admin));
 }
 
 export type MainApi = ReturnType<typeof mainApi>;

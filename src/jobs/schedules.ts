@@ -1,5 +1,7 @@
 import { Cron } from "croner";
 import type { AppContext } from "../context";
+import { deleteDueProjects } from "../projects/deletion";
+import { snapshotHosting } from "../usage/hosting";
 import { purgeExpiredVideos } from "../videos/purge";
 
 /** Periodic housekeeping; returns a stop function for shutdown. */
@@ -9,6 +11,14 @@ export function startSchedules(app: AppContext): () => void {
     // No `name`: croner keeps named jobs in a process-wide registry, and two appliances may share a process.
     new Cron("*/5 * * * *", { protect: true, catch: (err) => app.log.error("sandbox purge failed", { error: String(err) }) }, async () => {
       await purgeExpiredVideos(app);
+    }),
+    // Scheduled project deletions fall due at midnight UTC on the first of a month; checked every hour.
+    new Cron("0 * * * *", { timezone: "Etc/UTC", protect: true, catch: (err) => app.log.error("project deletion failed", { error: String(err) }) }, async () => {
+      await deleteDueProjects(app);
+    }),
+    // Hosting usage per day: at minute 59 of every hour, so each UTC day's last figure is taken at 23:59.
+    new Cron("59 * * * *", { timezone: "Etc/UTC", catch: (err) => app.log.error("hosting snapshot failed", { error: String(err) }) }, () => {
+      snapshotHosting(app);
     }),
   ];
   return () => jobs.forEach((job) => job.stop());
