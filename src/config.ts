@@ -18,6 +18,17 @@ const SETTINGS = {
   ffprobe: { env: "VIDHOST_FFPROBE", flag: "--ffprobe", default: "", help: "ffprobe binary (default: PATH)" },
   webhookLimit: { env: "VIDHOST_WEBHOOK_LIMIT", flag: "--webhook-limit", default: "20", help: "webhooks per project and environment" },
   webhookTimeoutMs: { env: "VIDHOST_WEBHOOK_TIMEOUT_MS", flag: "--webhook-timeout-ms", default: "10000", help: "time allowed to one webhook attempt" },
+  stt: { env: "VIDHOST_STT", flag: "--stt", default: "", help: "speech-to-text engine: openai (any OpenAI-compatible /v1/audio/transcriptions server) or whisper-cpp (a local whisper-cli); unset: transcripts come from captions" },
+  sttUrl: { env: "VIDHOST_STT_URL", flag: "--stt-url", default: "", help: "base URL of the speech-to-text server for --stt openai, e.g. http://127.0.0.1:8000" },
+  sttKey: { env: "VIDHOST_STT_KEY", flag: "--stt-key", default: "", help: "bearer key sent to the speech-to-text server, if it needs one" },
+  sttModel: { env: "VIDHOST_STT_MODEL", flag: "--stt-model", default: "whisper-1", help: "model name sent to the speech-to-text server" },
+  sttTimeoutMs: { env: "VIDHOST_STT_TIMEOUT_MS", flag: "--stt-timeout-ms", default: "900000", help: "time allowed to one transcription (server call or whisper-cli run)" },
+  whisperCli: { env: "VIDHOST_WHISPER_CLI", flag: "--whisper-cli", default: "whisper-cli", help: "whisper.cpp's whisper-cli binary for --stt whisper-cpp" },
+  whisperModel: { env: "VIDHOST_WHISPER_MODEL", flag: "--whisper-model", default: "", help: "whisper.cpp model file (ggml-*.bin) for --stt whisper-cpp" },
+  llmUrl: { env: "VIDHOST_LLM_URL", flag: "--llm-url", default: "", help: "base URL of an OpenAI-compatible chat server (e.g. Ollama, http://127.0.0.1:11434) that writes summaries; unset: the built-in extractive summariser" },
+  llmModel: { env: "VIDHOST_LLM_MODEL", flag: "--llm-model", default: "", help: "model name sent to the chat server (needed with --llm-url)" },
+  llmKey: { env: "VIDHOST_LLM_KEY", flag: "--llm-key", default: "", help: "bearer key sent to the chat server, if it needs one" },
+  llmTimeoutMs: { env: "VIDHOST_LLM_TIMEOUT_MS", flag: "--llm-timeout-ms", default: "300000", help: "time allowed to one summary request to the chat server" },
   encodingConcurrency: { env: "VIDHOST_ENCODING_CONCURRENCY", flag: "--encoding-concurrency", default: "1", help: "encodes run at once" },
   rateLimits: { env: "VIDHOST_RATE_LIMITS", flag: "--rate-limits", default: "", help: "per-minute limits, e.g. sandbox.reads=100,production.writes=200 (uploads, writes, reads)" },
   adminRateLimit: { env: "VIDHOST_ADMIN_RATE_LIMIT", flag: "--admin-rate-limit", default: "10", help: "admin API requests per second per admin key" },
@@ -49,6 +60,19 @@ export interface Config {
   ffprobe: string;
   webhookLimit: number;
   webhookTimeoutMs: number;
+  /** Speech-to-text engine; "none" means transcripts come from the video's captions. */
+  sttEngine: "none" | "openai" | "whisper-cpp";
+  sttUrl: string;
+  sttKey: string;
+  sttModel: string;
+  sttTimeoutMs: number;
+  whisperCli: string;
+  whisperModel: string;
+  /** OpenAI-compatible chat server for summaries; empty means the built-in extractive summariser. */
+  llmUrl: string;
+  llmModel: string;
+  llmKey: string;
+  llmTimeoutMs: number;
   /** Fixed by api.video's contract (3 attempts, 3 s apart); only tests shorten the delay. */
   webhookRetryDelayMs: number;
   encodingConcurrency: number;
@@ -102,6 +126,34 @@ function parseRateLimits(raw: string): RateLimits {
   return limits;
 }
 
+function httpUrl(name: SettingName, raw: string): string {
+  const value = raw.trim().replace(/\/+$/, "");
+  if (!/^https?:\/\/[^\s/]+/i.test(value)) throw new ConfigError(`${SETTINGS[name].env} / ${SETTINGS[name].flag} must be an http(s) URL, got "${raw}"`);
+  return value;
+}
+
+/** The speech-to-text and summary engine settings, checked together (an engine needs its URL, model or file). */
+function engineSettings(raw: Record<SettingName, string>) {
+  const stt = raw.stt.trim().toLowerCase() || "none";
+  if (stt !== "none" && stt !== "openai" && stt !== "whisper-cpp") throw new ConfigError(`VIDHOST_STT must be openai or whisper-cpp (or unset), got "${raw.stt}"`);
+  if (stt === "openai" && !raw.sttUrl.trim()) throw new ConfigError("VIDHOST_STT=openai needs VIDHOST_STT_URL, the speech-to-text server's base URL");
+  if (stt === "whisper-cpp" && !raw.whisperModel.trim()) throw new ConfigError("VIDHOST_STT=whisper-cpp needs VIDHOST_WHISPER_MODEL, the path of a ggml model file");
+  if (raw.llmUrl.trim() && !raw.llmModel.trim()) throw new ConfigError("VIDHOST_LLM_URL needs VIDHOST_LLM_MODEL, the model the chat server should use");
+  return {
+    sttEngine: stt as Config["sttEngine"],
+    sttUrl: raw.sttUrl.trim() ? httpUrl("sttUrl", raw.sttUrl) : "",
+    sttKey: raw.sttKey,
+    sttModel: raw.sttModel,
+    sttTimeoutMs: integer("sttTimeoutMs", raw.sttTimeoutMs, 100, 86_400_000),
+    whisperCli: raw.whisperCli,
+    whisperModel: raw.whisperModel ? resolve(raw.whisperModel) : "",
+    llmUrl: raw.llmUrl.trim() ? httpUrl("llmUrl", raw.llmUrl) : "",
+    llmModel: raw.llmModel.trim(),
+    llmKey: raw.llmKey,
+    llmTimeoutMs: integer("llmTimeoutMs", raw.llmTimeoutMs, 100, 86_400_000),
+  };
+}
+
 /** Reads flags (winning) and environment variables into a validated Config. */
 export function loadConfig(argv: string[], env: Record<string, string | undefined>): Config {
   const raw = {} as Record<SettingName, string>;
@@ -136,6 +188,7 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
     webhookLimit: integer("webhookLimit", raw.webhookLimit, 0, 100000),
     webhookTimeoutMs: integer("webhookTimeoutMs", raw.webhookTimeoutMs, 100, 600000),
     webhookRetryDelayMs: 3000,
+    ...engineSettings(raw),
     encodingConcurrency: integer("encodingConcurrency", raw.encodingConcurrency, 1, 64),
     rateLimits: parseRateLimits(raw.rateLimits),
     adminRateLimit: integer("adminRateLimit", raw.adminRateLimit, 1, 1000000),

@@ -12,6 +12,9 @@ import { PreparedStatements } from "./db/prepared";
 import { adminApi, mainApi } from "./http/apps";
 import { listen, type Listener } from "./http/servers";
 import { encodeHandler } from "./encoding/job";
+import { summaryHandler } from "./summaries/generate";
+import { withSpeechFollowUps } from "./transcripts/after-encoding";
+import { transcriptHandler } from "./transcripts/job";
 import { installSandboxWatermark } from "./encoding/sandbox";
 import { JobQueue } from "./jobs/queue";
 import { startSchedules } from "./jobs/schedules";
@@ -57,7 +60,10 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   };
   const firstStart = bootstrap(ctx);
   queue.register(webhookDeliveryHandler(ctx));
-  queue.register(encodeHandler(ctx));
+  // Summaries and transcripts asked for before encoding ended start when it does.
+  queue.register(withSpeechFollowUps(ctx, encodeHandler(ctx)));
+  queue.register(summaryHandler(ctx));
+  queue.register(transcriptHandler(ctx));
 
   const listeners: Listener[] = [];
   const bind = (app: { fetch: (r: Request) => Response | Promise<Response> }, port: number) => {

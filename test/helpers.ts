@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Clock } from "../src/clock";
 import { loadConfig, type Config } from "../src/config";
-import { createLogger } from "../src/log";
+import { createLogger, type Logger } from "../src/log";
 import { startAppliance, type Appliance } from "../src/main";
 
 export interface TestAppliance extends Appliance {
@@ -30,7 +30,7 @@ export function tempDir(prefix = "vidhost-test-"): string {
 }
 
 /** Boots the real appliance on port 0 in a fresh data directory (or the one given, to test restarts). */
-export async function startTestAppliance(options: { dataDir?: string; env?: Record<string, string>; clock?: Clock; tweak?: (c: Config) => void } = {}): Promise<TestAppliance> {
+export async function startTestAppliance(options: { dataDir?: string; env?: Record<string, string>; clock?: Clock; tweak?: (c: Config) => void; log?: Logger } = {}): Promise<TestAppliance> {
   const dataDir = options.dataDir ?? tempDir();
   const adminKey = "test-admin-key-0123456789";
   const config = loadConfig([], {
@@ -38,7 +38,7 @@ export async function startTestAppliance(options: { dataDir?: string; env?: Reco
     VIDHOST_ADMIN_KEY: adminKey, VIDHOST_LOG_LEVEL: process.env.VIDHOST_TEST_LOG ?? "error", ...options.env,
   });
   options.tweak?.(config);
-  const appliance = await startAppliance(config, { clock: options.clock, log: createLogger(config.logLevel) });
+  const appliance = await startAppliance(config, { clock: options.clock, log: options.log ?? createLogger(config.logLevel) });
   const urls = { production: appliance.ctx.urls.production, sandbox: appliance.ctx.urls.sandbox, admin: appliance.ctx.urls.admin };
   const call = (base: string, key: string, method: string, path: string, body?: unknown) =>
     fetch(base + path, {

@@ -3,6 +3,7 @@ import { t } from "elysia";
 import { authRoutes } from "../auth/routes";
 import { captionRoutes } from "../captions/routes";
 import { chapterRoutes } from "../chapters/routes";
+import { summaryRoutes } from "../summaries/routes";
 import type { Environment, RateCategory } from "../config";
 import type { AppContext } from "../context";
 import { apiKeyRoutes } from "../keys/routes";
@@ -65,6 +66,7 @@ export function mainApi(app: AppContext, environment: Environment) {
     .use(videoRoutes(scoped))
     .use(captionRoutes(scoped))
     .use(chapterRoutes(scoped))
+    .use(summaryRoutes(scoped))
     .use(uploadRoutes(app, environment))
     .use(uploadTokenRoutes(scoped))
     .use(tagRoutes(scoped))

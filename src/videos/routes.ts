@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { paginationSchema } from "../http/pagination";
 import { streamedBody } from "../http/app";
-import { apiErrors } from "../http/schemas";
+import { apiErrors, errorBody } from "../http/schemas";
 import type { ScopePlugin } from "../http/scope";
 import { uploadSource } from "../uploads/service";
 import { listVideos } from "./list";
@@ -28,7 +28,7 @@ export function videoRoutes(scoped: ScopePlugin) {
     .post("", ({ scope, body, set }) => {
       set.status = 201;
       return createVideo(scope, body);
-    }, { body: videoCreation, response: { 201: videoSchema, ...apiErrors }, detail: { summary: "Create a video container", tags: ["Videos"] } })
+    }, { body: videoCreation, response: { 201: videoSchema, ...apiErrors, 409: errorBody }, detail: { summary: "Create a video container", tags: ["Videos"] } })
     .get("", ({ scope, request }) => listVideos(scope, { url: request.url, ...parseVideoQuery(request.url, { search: false }) }), {
       query: listQuery, response: list,
       detail: { summary: "List videos (title, description, tags[], metadata[key], liveStreamId, sortBy, sortOrder)", tags: ["Videos"] },
@@ -41,7 +41,7 @@ export function videoRoutes(scoped: ScopePlugin) {
       params, response: { 200: videoSchema, ...apiErrors }, detail: { summary: "Get a video", tags: ["Videos"] },
     })
     .patch("/:videoId", ({ scope, params, body }) => updateVideo(scope, params.videoId, body), {
-      params, body: videoUpdate, response: { 200: videoSchema, ...apiErrors }, detail: { summary: "Update a video (lists are replaced)", tags: ["Videos"] },
+      params, body: videoUpdate, response: { 200: videoSchema, ...apiErrors, 409: errorBody }, detail: { summary: "Update a video (lists are replaced)", tags: ["Videos"] },
     })
     .delete("/:videoId", async ({ scope, params, set }) => {
       await deleteVideo(scope, params.videoId);

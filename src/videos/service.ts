@@ -6,6 +6,7 @@ import { invalidAttributes, invalidProblem, notFound, type Problem } from "../ht
 import { newId } from "../ids";
 import { videoBody, type VideoRow } from "./body";
 import { languageProblem } from "./languages";
+import { afterVideoSaved, checkVideoUpdate } from "../summaries/video-hooks";
 
 export const ENCODE_JOB = "video.encode";
 
@@ -83,9 +84,11 @@ export function insertVideo(ctx: ScopeCtx, input: VideoInput & { title: string }
   return findVideo(ctx, row.id);
 }
 
-/** POST /videos: creates a video container waiting for its source. */
+/** POST /videos: creates a video container waiting for its source; `transcript` and `transcriptSummary` start a transcript and a summary. */
 export function createVideo(ctx: ScopeCtx, input: VideoInput & { title: string }) {
-  return videoBody(ctx, insertVideo(ctx, input));
+  const row = insertVideo(ctx, input);
+  afterVideoSaved(ctx, null, row, input);
+  return videoBody(ctx, row);
 }
 
 /** GET /videos/{id}. */
@@ -93,15 +96,17 @@ export function getVideo(ctx: ScopeCtx, videoId: string) {
   return videoBody(ctx, findVideo(ctx, videoId));
 }
 
-/** PATCH /videos/{id}: changes the given fields; tags and metadata replace the whole list. */
+/** PATCH /videos/{id}: changes the given fields (tags and metadata replace the whole list); may start a summary (409 while one exists) or a transcript. */
 export function updateVideo(ctx: ScopeCtx, videoId: string, input: VideoInput) {
-  findVideo(ctx, videoId);
+  const before = findVideo(ctx, videoId);
   const problems = inputProblems(input);
   if (problems.length) throw invalidAttributes(problems);
+  checkVideoUpdate(ctx, videoId, input);
   const changes = columns(input);
   if (Object.keys(changes).length) {
     ctx.db.update(videos).set({ ...changes, updatedAt: atom(ctx.clock.now()) }).where(eq(videos.id, videoId)).run();
   }
+  afterVideoSaved(ctx, before, findVideo(ctx, videoId), input);
   return getVideo(ctx, videoId);
 }
 

@@ -1,0 +1,33 @@
+import { describe, expect, test } from "bun:test";
+import { speechAudioArgs } from "./args-audio";
+
+describe("speechAudioArgs", () => {
+  test("golden: the first audio track as 16 kHz mono 16-bit WAV", () => {
+    expect(speechAudioArgs("/m/source", "/m/speech/a.wav")).toEqual([
+      "-i", "/m/source",
+      "-map", "0:a:0",
+      "-vn",
+      "-map_metadata", "-1",
+      "-ac", "1",
+      "-ar", "16000",
+      "-c:a", "pcm_s16le",
+      "-f", "wav",
+      "/m/speech/a.wav",
+    ]);
+  });
+
+  test("golden: cut to the delivered length", () => {
+    expect(speechAudioArgs("/m/source", "/m/a.wav", { limitS: 30 })).toEqual([
+      "-i", "/m/source",
+      "-map", "0:a:0",
+      "-vn",
+      "-map_metadata", "-1",
+      "-t", "30",
+      "-ac", "1",
+      "-ar", "16000",
+      "-c:a", "pcm_s16le",
+      "-f", "wav",
+      "/m/a.wav",
+    ]);
+  });
+});
