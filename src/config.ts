@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { qualityNames, type QualityName } from "./media/ladder";
 
 /** Every setting: its env var, its `serve` flag, default and meaning. README's table mirrors this list. */
 const SETTINGS = {
@@ -6,7 +7,7 @@ const SETTINGS = {
   apiPort: { env: "VIDHOST_API_PORT", flag: "--api-port", default: "8080", help: "production API, delivery and player pages" },
   sandboxPort: { env: "VIDHOST_SANDBOX_PORT", flag: "--sandbox-port", default: "8081", help: "sandbox API, delivery and player pages" },
   adminPort: { env: "VIDHOST_ADMIN_PORT", flag: "--admin-port", default: "8090", help: "admin API and web dashboard" },
-  rtmpPort: { env: "VIDHOST_RTMP_PORT", flag: "--rtmp-port", default: "1935", help: "RTMP ingest for both environments (reserved: live is not implemented yet)" },
+  rtmpPort: { env: "VIDHOST_RTMP_PORT", flag: "--rtmp-port", default: "1935", help: "RTMP ingest for both environments: rtmp://host:port/s/{streamKey}" },
   publicUrl: { env: "VIDHOST_PUBLIC_URL", flag: "--public-url", default: "", help: "production base URL used in asset links (default http://host:api-port)" },
   sandboxPublicUrl: { env: "VIDHOST_SANDBOX_PUBLIC_URL", flag: "--sandbox-public-url", default: "", help: "sandbox base URL used in asset links" },
   adminPublicUrl: { env: "VIDHOST_ADMIN_PUBLIC_URL", flag: "--admin-public-url", default: "", help: "dashboard base URL" },
@@ -30,6 +31,9 @@ const SETTINGS = {
   llmKey: { env: "VIDHOST_LLM_KEY", flag: "--llm-key", default: "", help: "bearer key sent to the chat server, if it needs one" },
   llmTimeoutMs: { env: "VIDHOST_LLM_TIMEOUT_MS", flag: "--llm-timeout-ms", default: "300000", help: "time allowed to one summary request to the chat server" },
   encodingConcurrency: { env: "VIDHOST_ENCODING_CONCURRENCY", flag: "--encoding-concurrency", default: "1", help: "encodes run at once" },
+  liveReconnectS: { env: "VIDHOST_LIVE_RECONNECT_S", flag: "--live-reconnect-s", default: "60", help: "a broadcaster reconnecting within this many seconds continues the same broadcast and recording" },
+  liveSegmentS: { env: "VIDHOST_LIVE_SEGMENT_S", flag: "--live-segment-s", default: "1", help: "target live HLS segment length in seconds (cut at the broadcaster's keyframes)" },
+  liveLadder: { env: "VIDHOST_LIVE_LADDER", flag: "--live-ladder", default: "", help: "transcoded live renditions besides the source copy, e.g. 360p,720p (CPU per broadcast)" },
   rateLimits: { env: "VIDHOST_RATE_LIMITS", flag: "--rate-limits", default: "", help: "per-minute limits, e.g. sandbox.reads=100,production.writes=200 (uploads, writes, reads)" },
   adminRateLimit: { env: "VIDHOST_ADMIN_RATE_LIMIT", flag: "--admin-rate-limit", default: "10", help: "admin API requests per second per admin key" },
   sessionTtlHours: { env: "VIDHOST_SESSION_TTL_HOURS", flag: "--session-ttl-hours", default: "12", help: "how long a dashboard sign-in lasts" },
@@ -76,6 +80,12 @@ export interface Config {
   /** Fixed by api.video's contract (3 attempts, 3 s apart); only tests shorten the delay. */
   webhookRetryDelayMs: number;
   encodingConcurrency: number;
+  /** Seconds a broadcast waits for its publisher to come back before it completes. */
+  liveReconnectS: number;
+  /** Target live HLS segment length. */
+  liveSegmentS: number;
+  /** Qualities transcoded live beside the source copy (empty: the source alone). */
+  liveLadder: QualityName[];
   rateLimits: RateLimits;
   adminRateLimit: number;
   /** Lifetime of a dashboard session cookie. */
@@ -154,6 +164,14 @@ function engineSettings(raw: Record<SettingName, string>) {
   };
 }
 
+function parseLiveLadder(raw: string): QualityName[] {
+  const names = raw.split(",").map((n) => n.trim()).filter(Boolean);
+  for (const n of names) {
+    if (!(qualityNames as readonly string[]).includes(n)) throw new ConfigError(`VIDHOST_LIVE_LADDER: "${n}" is not one of ${qualityNames.join(", ")}`);
+  }
+  return [...new Set(names)] as QualityName[];
+}
+
 /** Reads flags (winning) and environment variables into a validated Config. */
 export function loadConfig(argv: string[], env: Record<string, string | undefined>): Config {
   const raw = {} as Record<SettingName, string>;
@@ -190,6 +208,9 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
     webhookRetryDelayMs: 3000,
     ...engineSettings(raw),
     encodingConcurrency: integer("encodingConcurrency", raw.encodingConcurrency, 1, 64),
+    liveReconnectS: integer("liveReconnectS", raw.liveReconnectS, 0, 3600),
+    liveSegmentS: integer("liveSegmentS", raw.liveSegmentS, 1, 10),
+    liveLadder: parseLiveLadder(raw.liveLadder),
     rateLimits: parseRateLimits(raw.rateLimits),
     adminRateLimit: integer("adminRateLimit", raw.adminRateLimit, 1, 1000000),
     sessionTtlHours: integer("sessionTtlHours", raw.sessionTtlHours, 1, 8760),

@@ -4,6 +4,7 @@ import type { Config, Environment } from "./config";
 import type { Db } from "./db/client";
 import type { PreparedStatements } from "./db/prepared";
 import type { JobQueue } from "./jobs/queue";
+import type { LiveRuntime } from "./live/runtime";
 import type { Logger } from "./log";
 import type { Storage } from "./media/storage";
 import type { MediaTools } from "./media/tools";
@@ -22,6 +23,8 @@ export interface AppContext {
   storage: Storage;
   /** ffmpeg and ffprobe, or why they are missing (encoding then fails with that reason). */
   media: MediaTools | { missing: string };
+  /** The RTMP server and the processes of running broadcasts (started after the database is ready). */
+  live: LiveRuntime;
   /** Base URLs for asset links, known once the listeners are bound. */
   urls: { production: string; sandbox: string; admin: string; rtmp: string };
 }

@@ -17,6 +17,8 @@ import { withSpeechFollowUps } from "./transcripts/after-encoding";
 import { transcriptHandler } from "./transcripts/job";
 import { installSandboxWatermark } from "./encoding/sandbox";
 import { JobQueue } from "./jobs/queue";
+import { finishHandler } from "./live/finish";
+import { LiveRuntime } from "./live/runtime";
 import { startSchedules } from "./jobs/schedules";
 import { clearTempFiles, localStorage } from "./media/storage";
 import { locateMediaTools } from "./media/tools";
@@ -26,7 +28,7 @@ import { webhookDeliveryHandler } from "./webhooks/delivery";
 
 export interface Appliance {
   ctx: AppContext;
-  ports: { api: number; sandbox: number; admin: number };
+  ports: { api: number; sandbox: number; admin: number; rtmp: number };
   firstStart: FirstStart;
   /** Graceful stop: listeners drain, running jobs hand back their leases, the database closes. */
   stop(): Promise<void>;
@@ -56,6 +58,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   if ("missing" in media) log.warn(`${media.missing}; uploads are accepted but will not encode`);
   const ctx: AppContext = {
     db, prepared, keyCache, config, clock, log, queue, storage, media,
+    live: new LiveRuntime(),
     urls: { production: "", sandbox: "", admin: "", rtmp: "" },
   };
   const firstStart = bootstrap(ctx);
@@ -64,6 +67,9 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   queue.register(withSpeechFollowUps(ctx, encodeHandler(ctx)));
   queue.register(summaryHandler(ctx));
   queue.register(transcriptHandler(ctx));
+  queue.register(finishHandler(ctx));
+  // Before any listener: broadcasts the last process left behind are settled first.
+  const rtmpPort = await ctx.live.start(ctx);
 
   const listeners: Listener[] = [];
   const bind = (app: { fetch: (r: Request) => Response | Promise<Response> }, port: number) => {
@@ -75,12 +81,13 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     api: bind(mainApi(ctx, "production"), config.apiPort),
     sandbox: bind(mainApi(ctx, "sandbox"), config.sandboxPort),
     admin: bind(adminApi(ctx), config.adminPort),
+    rtmp: rtmpPort,
   };
   const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   ctx.urls.production = config.publicUrl || `http://${host}:${ports.api}`;
   ctx.urls.sandbox = config.sandboxPublicUrl || `http://${host}:${ports.sandbox}`;
   ctx.urls.admin = config.adminPublicUrl || `http://${host}:${ports.admin}`;
-  ctx.urls.rtmp = config.rtmpPublicUrl || `rtmp://${host}:${config.rtmpPort}`;
+  ctx.urls.rtmp = config.rtmpPublicUrl || `rtmp://${host}:${ports.rtmp}`;
   queue.start();
   const stopSchedules = startSchedules(ctx);
   log.info("listening", { production: ctx.urls.production, sandbox: ctx.urls.sandbox, admin: ctx.urls.admin, ports });
@@ -89,6 +96,8 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   const stop = () =>
     (stopping ??= (async () => {
       stopSchedules();
+      // Broadcasts end as if their publishers left, and their recordings are flushed, while the database is open.
+      await ctx.live.stop();
       await Promise.all(listeners.map((l) => l.stop()));
       await queue.stop();
       sqlite.close();
@@ -104,6 +113,7 @@ function printWelcome(app: Appliance): void {
     `  Dashboard and admin API: ${urls.admin}`,
     `  Production API:          ${urls.production}`,
     `  Sandbox API:             ${urls.sandbox}`,
+    `  RTMP ingest:             ${urls.rtmp}/s/{streamKey}`,
     `  OpenAPI documents:       ${urls.sandbox}/swagger (UI), ${urls.sandbox}/swagger/json`,
   ];
   if (app.firstStart.adminKey) lines.push("", `  Admin key (shown once, keep it): ${app.firstStart.adminKey}`);

@@ -10,6 +10,8 @@ import { apiKeyRoutes } from "../keys/routes";
 import { projectRoutes } from "../projects/routes";
 import { webhookRoutes } from "../webhooks/routes";
 import { assetRoutes, deliveryRoutes } from "../delivery/routes";
+import { liveDeliveryRoutes } from "../live/delivery-routes";
+import { liveStreamRoutes } from "../live/routes";
 import { tagRoutes } from "../tags/routes";
 import { uploadTokenRoutes } from "../upload-tokens/routes";
 import { uploadRoutes } from "../uploads/routes";
@@ -47,7 +49,7 @@ export function mainApi(app: AppContext, environment: Environment) {
       Object.assign(set.headers, CORS);
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS });
       // Players fetch segments by the hundred: delivery is not API traffic and is not rate limited.
-      if (path === "/health" || path.startsWith("/swagger") || path.startsWith("/vod/") || path.startsWith("/assets/")) return;
+      if (path === "/health" || path.startsWith("/swagger") || path.startsWith("/vod/") || path.startsWith("/live/") || path.startsWith("/assets/")) return;
       const category = rateCategory(request.method, path);
       const decision = limiter.hit(`${category}:${requesterIdentity(request)}`, app.config.rateLimits[environment][category]);
       set.headers["x-ratelimit-limit"] = String(decision.limit);
@@ -71,6 +73,8 @@ export function mainApi(app: AppContext, environment: Environment) {
     .use(uploadTokenRoutes(scoped))
     .use(tagRoutes(scoped))
     .use(deliveryRoutes(app, environment))
+    .use(liveStreamRoutes(scoped))
+    .use(liveDeliveryRoutes(app, environment))
     .use(assetRoutes());
 }
 

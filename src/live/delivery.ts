@@ -1,0 +1,104 @@
+// Live delivery on an environment's listener: the playlist at `assets.hls` ({id}.m3u8), its
+// segments, the live picture or uploaded thumbnail, and the live player page. By id alone, like
+// VOD delivery (players hold no key), but only on the live stream's own environment's listener.
+import { and, eq } from "drizzle-orm";
+import type { Environment } from "../config";
+import type { AppContext } from "../context";
+import { liveStreams } from "../db/schema";
+import { HLS_JS_PATH } from "../delivery/hls-asset";
+import { renderPlayerPage } from "../delivery/player";
+import { notFound } from "../http/errors";
+import { recordDelivery, segmentSeconds } from "../usage/record";
+import { hlsKey, liveBase, liveKey, type BroadcastRow, type LiveStreamRow } from "./body";
+import { getBroadcast, latestBroadcast } from "./broadcasts";
+import type { LiveRendition } from "./runtime";
+
+const CORS = { "access-control-allow-origin": "*", "cross-origin-resource-policy": "cross-origin" };
+const PLAYLIST = { ...CORS, "content-type": "application/vnd.apple.mpegurl", "cache-control": "no-cache, no-store" };
+const ID = /^li[0-9A-Za-z]{22}$/;
+const BROADCAST = /^bc[0-9A-Za-z]{22}$/;
+const SEGMENT = /^seg_\d{5,}\.ts$/;
+
+function deliverable(app: AppContext, environment: Environment, liveStreamId: string): LiveStreamRow {
+  const row = ID.test(liveStreamId)
+    ? app.db.select().from(liveStreams).where(and(eq(liveStreams.id, liveStreamId), eq(liveStreams.environment, environment))).get()
+    : undefined;
+  if (!row) throw notFound("liveStreamId");
+  return row;
+}
+
+/** Once a broadcast is over its playlists end, so players stop instead of waiting. */
+const over = (b: BroadcastRow) => b.state === "finalizing" || b.state === "completed" || b.state === "failed";
+
+function withEnd(text: string, b: BroadcastRow): string {
+  return over(b) && !text.includes("#EXT-X-ENDLIST") ? `${text.trimEnd()}\n#EXT-X-ENDLIST\n` : text;
+}
+
+/**
+ * GET /live/{id}.m3u8: the newest broadcast's media playlist (one rendition), or a master playlist
+ * over its renditions (VIDHOST_LIVE_LADDER). 404 until a broadcast has written its first segment.
+ */
+export async function livePlaylist(app: AppContext, environment: Environment, liveStreamId: string): Promise<Response> {
+  const stream = deliverable(app, environment, liveStreamId);
+  const b = latestBroadcast(app, stream.id);
+  const renditions = b ? (JSON.parse(b.renditions) as LiveRendition[]) : [];
+  if (!b || !renditions.length) throw notFound("liveStreamId");
+  const prefix = `${stream.id}/${b.id}`;
+  if (renditions.length === 1) {
+    const text = await app.storage.get(hlsKey(b, "source", "index.m3u8"))?.text();
+    if (!text) throw notFound("liveStreamId");
+    // Segment URIs are relative to the rendition's folder; this playlist is served one level up.
+    const body = text.split("\n").map((line) => (line && !line.startsWith("#") ? `${prefix}/source/${line}` : line)).join("\n");
+    return new Response(withEnd(body, b), { headers: PLAYLIST });
+  }
+  const lines = ["#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-INDEPENDENT-SEGMENTS"];
+  for (const r of renditions) {
+    if (app.storage.size(hlsKey(b, r.name, "index.m3u8")) === null) continue;
+    lines.push(`#EXT-X-STREAM-INF:BANDWIDTH=${r.bandwidth}${r.width && r.height ? `,RESOLUTION=${r.width}x${r.height}` : ""},NAME="${r.name}"`, `${prefix}/${r.name}/index.m3u8`);
+  }
+  if (lines.length === 3) throw notFound("liveStreamId");
+  return new Response(lines.join("\n") + "\n", { headers: PLAYLIST });
+}
+
+/**
+ * A rendition playlist or segment of a broadcast; segment names never repeat within one, so they
+ * cache forever. Each segment served counts its duration toward the project's live delivery usage.
+ */
+export async function liveFile(app: AppContext, environment: Environment, liveStreamId: string, broadcastId: string, rendition: string, file: string): Promise<Response> {
+  const stream = deliverable(app, environment, liveStreamId);
+  const b = BROADCAST.test(broadcastId) ? getBroadcast(app, broadcastId) : undefined;
+  const known = b && b.liveStreamId === stream.id && (JSON.parse(b.renditions) as LiveRendition[]).some((r) => r.name === rendition);
+  if (!b || !known || (file !== "index.m3u8" && !SEGMENT.test(file))) throw notFound("file");
+  const blob = app.storage.get(hlsKey(b, rendition, file));
+  if (!blob) throw notFound("file");
+  if (file === "index.m3u8") return new Response(withEnd(await blob.text(), b), { headers: PLAYLIST });
+  const playlist = await app.storage.get(hlsKey(b, rendition, "index.m3u8"))?.text();
+  // A segment that already left the window counts as a nominal one.
+  recordDelivery(app, stream, "live_stream_hls", (playlist && segmentSeconds(playlist, file)) || app.config.liveSegmentS);
+  return new Response(blob, { headers: { ...CORS, "content-type": "video/mp2t", "cache-control": "public, max-age=31536000, immutable" } });
+}
+
+/** The uploaded thumbnail, else the latest picture of the broadcast. */
+export async function liveThumbnail(app: AppContext, environment: Environment, liveStreamId: string): Promise<Response> {
+  const stream = deliverable(app, environment, liveStreamId);
+  const blob = (stream.thumbnailCustom ? app.storage.get(liveKey(stream, "thumbnail")) : null) ?? app.storage.get(liveKey(stream, "picture.jpg"));
+  if (!blob) throw notFound("liveStreamId");
+  const head = new Uint8Array(await blob.slice(0, 12).arrayBuffer());
+  const type = head[0] === 0x89 ? "image/png" : head[0] === 0x52 ? "image/webp" : "image/jpeg";
+  return new Response(blob, { headers: { ...CORS, "content-type": type, "cache-control": "no-cache" } });
+}
+
+/** The live player page (hls.js, waits for the broadcast while the playlist answers 404). */
+export function livePlayerPage(app: AppContext, environment: Environment, liveStreamId: string): Response {
+  const stream = deliverable(app, environment, liveStreamId);
+  const base = liveBase(app, environment, stream.id);
+  const hasPicture = stream.thumbnailCustom || app.storage.size(liveKey(stream, "picture.jpg")) !== null;
+  const html = renderPlayerPage({
+    title: stream.name,
+    hlsUrl: `${base}.m3u8`,
+    posterUrl: hasPicture ? `${base}/thumbnail.jpg` : null,
+    hlsJsUrl: `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}${HLS_JS_PATH}`,
+    live: true,
+  });
+  return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" } });
+}

@@ -1,0 +1,285 @@
+// The live runtime, built by the composition root: it owns the RTMP server and, per publisher,
+// the ingest ffmpeg (live HLS + recording + picture) and the restream relays. Nothing here lives
+// at module level, so two appliances can run in one process.
+import { and, desc, eq, ne } from "drizzle-orm";
+import type { AppContext } from "../context";
+import { liveBroadcasts, liveStreams } from "../db/schema";
+import { SANDBOX_LIMIT_S } from "../encoding/sandbox";
+import { liveIngestArgs, nextSegmentNumber, restreamArgs, restreamUrl, type LiveRung } from "../media/args-live";
+import { runFfmpeg } from "../media/ffmpeg";
+import { ladderFor } from "../media/ladder";
+import type { MediaTools } from "../media/tools";
+import { hlsKey, liveKey, piecesKey, type BroadcastRow, type LiveStreamRow, type Restream } from "./body";
+import { addPiece, endPublish, recoverBroadcasts, requestCompletion, setRenditions, startPublish } from "./broadcasts";
+import { startRtmpServer, type MediaInfo, type PublishDecision, type PublisherEvents, type PublishRequest, type RtmpServer } from "./rtmp";
+
+/** Playlist entries kept in the live window (6 × 1–2 s segments). */
+const LIVE_WINDOW = 6;
+/** How often the live picture (the live stream's thumbnail) is refreshed. */
+const PICTURE_EVERY_S = 5;
+const PICTURE_WIDTH = 640;
+/** How long a stop waits for writers to flush before killing them. */
+const STOP_GRACE_MS = 10_000;
+
+export interface LiveRendition {
+  name: string;
+  width: number;
+  height: number;
+  /** Peak bits/s, for the master playlist. */
+  bandwidth: number;
+}
+
+/** Ends the broadcast of a live stream now; used by the API (complete, delete). */
+export interface LiveControl {
+  complete(stream: Pick<LiveStreamRow, "id">): void;
+  idle(broadcastId: string, signal?: AbortSignal): Promise<void>;
+}
+
+export class LiveRuntime implements LiveControl {
+  private app: AppContext | null = null;
+  private rtmp: RtmpServer | null = null;
+  /** Running ingest loops per broadcast: the finish job waits for them (idle). */
+  private readonly writers = new Map<string, Set<Promise<void>>>();
+  private readonly publishes = new Set<Publish>();
+  private stopping = false;
+
+  /** The RTMP port bound (after start). */
+  get port(): number {
+    return this.rtmp?.port ?? 0;
+  }
+
+  /** Repairs what the last process left (broadcasts it was serving), then listens for RTMP. */
+  async start(app: AppContext): Promise<number> {
+    this.app = app;
+    recoverBroadcasts(app);
+    this.rtmp = await startRtmpServer({ host: app.config.host, port: app.config.rtmpPort, log: app.log, publish: (r) => this.decide(r) });
+    return this.rtmp.port;
+  }
+
+  /** Ends publishes (each leaves as if it disconnected: `ended`, reconnect window, finish job), waits for the recordings to be flushed. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.rtmp?.stop();
+    const writing = [...this.writers.values()].flatMap((s) => [...s]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const flushed = await Promise.race([
+      Promise.allSettled(writing).then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), STOP_GRACE_MS))),
+    ]);
+    clearTimeout(timer);
+    for (const p of this.publishes) p.kill();
+    if (!flushed) {
+      this.app?.log.warn("live: writers did not finish in time and were killed");
+      await Promise.allSettled(writing);
+    }
+  }
+
+  complete(stream: Pick<LiveStreamRow, "id">): void {
+    if (!this.app) return;
+    requestCompletion(this.app, stream.id);
+    this.rtmp?.disconnect(stream.id);
+  }
+
+  async idle(broadcastId: string, signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      signal?.throwIfAborted();
+      const running = this.writers.get(broadcastId);
+      if (!running?.size) return;
+      await Promise.race([
+        Promise.allSettled([...running]),
+        new Promise((resolve) => signal?.addEventListener("abort", resolve, { once: true })),
+      ]);
+    }
+  }
+
+  /** Whether an ingest of this broadcast still runs. */
+  isWriting(broadcastId: string): boolean {
+    return (this.writers.get(broadcastId)?.size ?? 0) > 0;
+  }
+
+  /** The RTMP server this runtime listens with (after start). */
+  get server(): RtmpServer {
+    if (!this.rtmp) throw new Error("the live runtime is not started");
+    return this.rtmp;
+  }
+
+  /** Tracks `work` as writing broadcast `broadcastId` until it settles. */
+  track(broadcastId: string, work: Promise<void>): void {
+    const set = this.writers.get(broadcastId) ?? new Set();
+    this.writers.set(broadcastId, set);
+    set.add(work);
+    void work.finally(() => {
+      set.delete(work);
+      if (!set.size && this.writers.get(broadcastId) === set) this.writers.delete(broadcastId);
+    });
+  }
+
+  forget(p: Publish): void {
+    this.publishes.delete(p);
+  }
+
+  // The stream key alone picks project, environment and live stream.
+  private decide(r: PublishRequest): PublishDecision {
+    const app = this.app!;
+    if (this.stopping) return { accept: false, reason: "the server is stopping" };
+    if (r.app !== "s") return { accept: false, reason: `unknown application "${r.app}": publish to rtmp://host:port/s/{streamKey}` };
+    if ("missing" in app.media) return { accept: false, reason: "live streaming is unavailable: ffmpeg is missing" };
+    const stream = app.db.select().from(liveStreams).where(eq(liveStreams.streamKey, r.name)).get();
+    if (!stream) return { accept: false, reason: "unknown stream key" };
+    return {
+      accept: true,
+      streamId: stream.id,
+      events: () => {
+        const publish = new Publish(this, app, stream);
+        this.publishes.add(publish);
+        app.log.info("live: publisher connected", { liveStreamId: stream.id, remote: r.remoteAddress });
+        return publish;
+      },
+    };
+  }
+}
+
+/** One accepted publisher: its broadcast part, its ingest and its relays. */
+class Publish implements PublisherEvents {
+  private broadcast: BroadcastRow | null = null;
+  private ended = false;
+  private mediaMs = 0;
+  private cut = false;
+  private readonly abort = new AbortController();
+  private readonly wakers = new Set<() => void>();
+  private readonly media_: MediaTools;
+
+  constructor(private readonly runtime: LiveRuntime, private readonly app: AppContext, private readonly stream: LiveStreamRow) {
+    this.media_ = app.media as MediaTools;
+  }
+
+  media(info: MediaInfo): void {
+    if (this.ended) return;
+    const { broadcast, resumed } = startPublish(this.app, this.stream);
+    this.broadcast = broadcast;
+    this.app.log.info(resumed ? "live: broadcast resumed" : "live: broadcast started", { liveStreamId: this.stream.id, broadcastId: broadcast.id, part: broadcast.part, ...info });
+    this.runtime.track(broadcast.id, this.ingest(broadcast, info, resumed));
+    // Restreams are read at each publish: edits apply from the next one (as api.video's do).
+    const fresh = this.app.db.select({ restreams: liveStreams.restreams }).from(liveStreams).where(eq(liveStreams.id, this.stream.id)).get();
+    for (const r of JSON.parse(fresh?.restreams ?? "[]") as Restream[]) void this.relay(r);
+  }
+
+  progress(mediaMs: number): void {
+    this.mediaMs = mediaMs;
+    if (this.cut || this.stream.environment !== "sandbox" || !this.broadcast) return;
+    if (this.broadcast.recordedMs + mediaMs >= SANDBOX_LIMIT_S * 1000) {
+      this.cut = true;
+      this.app.log.info("live: sandbox broadcast cut at 30 s", { liveStreamId: this.stream.id });
+      this.runtime.complete(this.stream);
+    }
+  }
+
+  end(): void {
+    this.ended = true;
+    for (const wake of this.wakers) wake();
+    if (this.broadcast) endPublish(this.app, this.broadcast.id, this.mediaMs);
+    this.runtime.forget(this);
+    this.app.log.info("live: publisher left", { liveStreamId: this.stream.id, mediaS: Math.round(this.mediaMs / 100) / 10 });
+  }
+
+  /** Kills whatever still runs (a stop whose grace period passed). */
+  kill(): void {
+    this.ended = true;
+    for (const wake of this.wakers) wake();
+    this.abort.abort();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.wakers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.wakers.add(wake);
+    });
+  }
+
+  /** The live renditions: the source (copied), then configured rungs below its size (transcoded). */
+  private renditions(b: BroadcastRow, info: MediaInfo, resumed: boolean): { list: LiveRendition[]; rungs: LiveRung[] } {
+    const stored = JSON.parse(b.renditions) as LiveRendition[];
+    const ladder = info.width && info.height ? ladderFor({ width: info.width, height: info.height, frameRate: info.frameRate }) : [];
+    let rungs = ladder.filter((r) => this.app.config.liveLadder.includes(r.name) && Math.min(r.width, r.height) < Math.min(info.width, info.height));
+    // A reconnect keeps the broadcast's renditions, so players keep their playlists.
+    if (resumed && stored.length) rungs = rungs.filter((r) => stored.some((s) => s.name === r.name));
+    const source: LiveRendition = { name: "source", width: info.width, height: info.height, bandwidth: Math.round((info.bitrateKbps || 6000) * 1000 * 1.2) };
+    const list = [source, ...rungs.map((r) => ({ name: r.name, width: r.width, height: r.height, bandwidth: Math.round((r.maxrateKbps + r.audioKbps) * 1000 * 1.08) }))];
+    return { list, rungs };
+  }
+
+  /** The ingest: one ffmpeg run per recording piece, restarted if it stops while the publisher still sends. */
+  private async ingest(b: BroadcastRow, info: MediaInfo, resumed: boolean): Promise<void> {
+    const { list, rungs } = this.renditions(b, info, resumed);
+    if (!resumed) {
+      setRenditions(this.app, b.id, list);
+      await this.dropOldPlaylists(b);
+    }
+    let delayMs = 1000;
+    // The first run starts even if the publisher already left: the adapter hands a reader that
+    // comes late the whole of a short publish. Later runs only replace one that stopped early.
+    for (let run = 0; run === 0 || !this.ended; run++) {
+      const limitS = this.stream.environment === "sandbox" ? SANDBOX_LIMIT_S - (b.recordedMs + this.mediaMs) / 1000 : undefined;
+      if (limitS !== undefined && limitS <= 0) return;
+      const piece = addPiece(this.app, b.id);
+      const playlist = (await this.app.storage.get(hlsKey(b, "source", "index.m3u8"))?.text()) ?? null;
+      const startNumber = nextSegmentNumber(playlist);
+      const args = liveIngestArgs(this.runtime.server.readerUrl(this.stream.id), {
+        video: info.videoCodec === "h264" ? "copy" : "encode",
+        audio: info.audioCodec === null ? "none" : info.audioCodec === "aac" ? "copy" : "encode",
+        hlsDir: this.app.storage.localDir(hlsKey(b)),
+        segmentS: this.app.config.liveSegmentS,
+        listSize: LIVE_WINDOW,
+        startNumber,
+        discontinuity: startNumber > 0,
+        rungs,
+        frameRate: info.frameRate,
+        recording: { file: this.app.storage.localPath(piecesKey(b, piece), true), limitS },
+        picture: { file: this.app.storage.localPath(liveKey(this.stream, "picture.jpg"), true), everyS: PICTURE_EVERY_S, width: PICTURE_WIDTH },
+      });
+      const started = Date.now();
+      try {
+        await runFfmpeg(this.media_, args, { signal: this.abort.signal });
+      } catch (err) {
+        if (!this.ended) this.app.log.warn("live: ingest stopped while the publisher is still sending", { liveStreamId: this.stream.id, error: String(err) });
+      }
+      if (this.ended || this.cut) return;
+      // Restarted as a new piece; a crash loop backs off.
+      if (Date.now() - started > 30_000) delayMs = 1000;
+      await this.sleep(delayMs);
+      delayMs = Math.min(delayMs * 2, 10_000);
+    }
+  }
+
+  /** A new broadcast replaces the stream's earlier live HLS (kept until now for late viewers). */
+  private async dropOldPlaylists(b: BroadcastRow): Promise<void> {
+    const earlier = this.app.db.select().from(liveBroadcasts)
+      .where(and(eq(liveBroadcasts.liveStreamId, b.liveStreamId), ne(liveBroadcasts.id, b.id)))
+      .orderBy(desc(liveBroadcasts.startedAt)).limit(5).all();
+    for (const e of earlier) if (!this.runtime.isWriting(e.id)) await this.app.storage.delete(hlsKey(e));
+  }
+
+  /** One restream destination: a stream-copy relay, retried with back-off; it never touches the main ingest. */
+  private async relay(r: Restream): Promise<void> {
+    const destination = restreamUrl(r.serverUrl, r.streamKey);
+    const where = { liveStreamId: this.stream.id, restream: r.name, server: new URL(r.serverUrl).host };
+    let delayMs = 1000;
+    while (!this.ended) {
+      const started = Date.now();
+      try {
+        await runFfmpeg(this.media_, restreamArgs(this.runtime.server.readerUrl(this.stream.id), destination), { signal: this.abort.signal });
+      } catch (err) {
+        if (!this.ended) this.app.log.warn("live: restream failed, retrying", { ...where, inMs: delayMs, error: String(err) });
+      }
+      if (this.ended) return;
+      if (Date.now() - started > 30_000) delayMs = 1000;
+      await this.sleep(delayMs);
+      delayMs = Math.min(delayMs * 2, 30_000);
+    }
+  }
+}
