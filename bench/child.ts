@@ -51,6 +51,8 @@ export function sampleRss(pid: number, everyMs = 50) {
     if (rss > peak) peak = rss;
   }, everyMs);
   return {
+    /** The peak so far (e.g. before the final assembly starts). */
+    peakSoFar: () => peak,
     stop() {
       clearInterval(timer);
       const rss = procMemory(pid, "VmRSS");
