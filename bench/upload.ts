@@ -183,7 +183,7 @@ const row = (r: Run) => {
   return (
     `${r.name.padEnd(8)} ${f.mibps.toFixed(0).padStart(5)} MiB/s overall (${f.totalS.toFixed(2)} s)   ` +
     `chunks ${f.chunkMibps.toFixed(0).padStart(5)} MiB/s (median part ${f.typicalMs.toFixed(0)} ms)   ` +
-    `assembly ${f.assemblyS.toFixed(2)} s (${Number.isFinite(f.assemblyMibps) ? f.assemblyMibps.toFixed(0) : "∞"} MiB/s)   ` +
+    (f.assemblyS < 0.05 ? "no assembly   " : `assembly ${f.assemblyS.toFixed(2)} s (${f.assemblyMibps.toFixed(0)} MiB/s)   `) +
     `server RSS cold ${fmtMiB(r.coldRss)}, warm ${fmtMiB(r.rss.baseline)} → peak ${fmtMiB(r.rss.peak)} ` +
     `(+${fmtMiB(r.rss.growth)} over warm, +${fmtMiB(r.chunkPeak - r.rss.baseline)} before the last part; +${fmtMiB(r.rss.peak - r.coldRss)} over cold)`
   );
