@@ -113,13 +113,13 @@ export function requestCompletion(app: AppContext, liveStreamId: string): Broadc
   return open;
 }
 
-/** Records the next recording piece of a broadcast (before its writer starts) and returns its name. */
-export function addPiece(app: AppContext, broadcastId: string): string {
+/** Records the next recording piece of a broadcast (before its writer starts) and returns its name (`p0001.ts`, `p0002.mkv`…). */
+export function addPiece(app: AppContext, broadcastId: string, extension: "ts" | "mkv"): string {
   let name = "";
   app.db.transaction((tx) => {
     const b = tx.select({ pieces: liveBroadcasts.pieces }).from(liveBroadcasts).where(eq(liveBroadcasts.id, broadcastId)).get();
     const pieces = JSON.parse(b?.pieces ?? "[]") as string[];
-    name = `p${String(pieces.length + 1).padStart(4, "0")}.ts`;
+    name = `p${String(pieces.length + 1).padStart(4, "0")}.${extension}`;
     tx.update(liveBroadcasts).set({ pieces: JSON.stringify([...pieces, name]) }).where(eq(liveBroadcasts.id, broadcastId)).run();
   });
   return name;

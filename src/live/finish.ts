@@ -67,7 +67,8 @@ async function recordVideo(app: AppContext, b: BroadcastRow, signal: AbortSignal
   const scope: ScopeCtx = { ...app, projectId: b.projectId, environment: b.environment, apiKeyId: "" };
   const source = videoKey({ projectId: b.projectId, environment: b.environment, id: videoId }, "source");
   await app.storage.put(piecesKey(b, "pieces.txt"), concatList(pieces.map((p) => app.storage.localPath(piecesKey(b, p)))));
-  await runFfmpeg(app.media, recordingConcatArgs(app.storage.localPath(piecesKey(b, "pieces.txt")), app.storage.localPath(source, true)), { signal, nice: true });
+  const format = pieces.some((p) => p.endsWith(".mkv")) ? "matroska" : "mp4";
+  await runFfmpeg(app.media, recordingConcatArgs(app.storage.localPath(piecesKey(b, "pieces.txt")), app.storage.localPath(source, true), format), { signal, nice: true });
   const filesize = app.storage.size(source) ?? 0;
   const stream = app.db.select().from(liveStreams).where(eq(liveStreams.id, b.liveStreamId)).get();
   const now = app.clock.now();
@@ -75,7 +76,7 @@ async function recordVideo(app: AppContext, b: BroadcastRow, signal: AbortSignal
     // A retried run may find the video made by a run that stopped right after committing.
     if (!tx.select({ id: videos.id }).from(videos).where(eq(videos.id, videoId)).get()) {
       insertVideo(scope, { title: stream?.name ?? "Live recording", public: stream?.public ?? true, playerId: stream?.playerId ?? null }, {
-        id: videoId, liveStreamId: b.liveStreamId, sourceType: "live", sourceName: `${b.liveStreamId}.mp4`,
+        id: videoId, liveStreamId: b.liveStreamId, sourceType: "live", sourceName: `${b.liveStreamId}.${format === "mp4" ? "mp4" : "mkv"}`,
         ingestStatus: "uploaded", filesize, updatedAt: atom(now),
         expiresAt: b.environment === "sandbox" ? now.getTime() + SANDBOX_RETENTION_MS : null,
       });

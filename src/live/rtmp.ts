@@ -25,8 +25,8 @@ import type { Logger } from "../log";
 export interface MediaInfo {
   /** h264, or the FLV codec id / FourCC of anything else; null without video. */
   videoCodec: "h264" | "other" | null;
-  /** aac, or other (MP3, …); null without audio. */
-  audioCodec: "aac" | "other" | null;
+  /** aac, mp3, or other (G.711, Speex, …); null without audio. */
+  audioCodec: "aac" | "mp3" | "other" | null;
   /** From the broadcaster's onMetaData, 0 when not announced. */
   width: number;
   height: number;
@@ -106,6 +106,9 @@ interface NmsSession {
   videoFramerate: number;
   videoDatarate: number;
   audioDatarate: number;
+  /** From the broadcaster's onMetaData: FLV codec ids (numbers) or FourCCs (strings); 0 when unknown. */
+  videoCodec: number | string;
+  audioCodec: number | string;
   run(): void;
   close(): void;
   sendBuffer(buffer: Buffer): void;
@@ -124,6 +127,7 @@ const FLV_AUDIO = 8;
 const FLV_VIDEO = 9;
 const FLV_CODEC_H264 = 7;
 const FLV_CODEC_AAC = 10;
+const FLV_CODEC_MP3 = 2;
 const INTERNAL_APP = "internal";
 /** How long, and up to how many bytes, a publish is kept from its first frame for readers that join late. */
 const PREROLL_MS = 10_000;
@@ -254,7 +258,7 @@ export async function startRtmpServer(opts: RtmpOptions): Promise<RtmpServer> {
       if (!publisher || publisher.ended) return;
       nms.onPacket(packet);
       if (packet.codec_type === FLV_VIDEO) video ??= packet.codec_id === FLV_CODEC_H264 ? "h264" : "other";
-      if (packet.codec_type === FLV_AUDIO) audio ??= packet.codec_id === FLV_CODEC_AAC ? "aac" : "other";
+      if (packet.codec_type === FLV_AUDIO) audio ??= packet.codec_id === FLV_CODEC_AAC ? "aac" : packet.codec_id === FLV_CODEC_MP3 ? "mp3" : "other";
       // flags 1/3/4: audio frame, video keyframe, video frame (0/2: codec headers, 5: metadata).
       if (packet.flags !== 1 && packet.flags !== 3 && packet.flags !== 4) return;
       const now = Date.now();
@@ -269,6 +273,10 @@ export async function startRtmpServer(opts: RtmpOptions): Promise<RtmpServer> {
       if (firstDts === null) {
         firstDts = packet.dts;
         const s = publisher.session;
+        // A kind not seen yet (G.711 has no header packet and may come after the first video
+        // frame) is taken from what onMetaData announced.
+        if (video === null && s.videoCodec) video = s.videoCodec === FLV_CODEC_H264 || s.videoCodec === "avc1" ? "h264" : "other";
+        if (audio === null && s.audioCodec) audio = s.audioCodec === FLV_CODEC_AAC || s.audioCodec === "mp4a" ? "aac" : s.audioCodec === FLV_CODEC_MP3 || s.audioCodec === ".mp3" ? "mp3" : "other";
         publisher.events.media({
           videoCodec: video, audioCodec: audio, width: s.videoWidth || 0, height: s.videoHeight || 0, frameRate: s.videoFramerate || 0,
           bitrateKbps: Math.round((s.videoDatarate || 0) + (s.audioDatarate || 0)),

@@ -147,10 +147,10 @@ class Publish implements PublisherEvents {
   private cut = false;
   private readonly abort = new AbortController();
   private readonly wakers = new Set<() => void>();
-  private readonly media_: MediaTools;
+  private readonly tools: MediaTools;
 
   constructor(private readonly runtime: LiveRuntime, private readonly app: AppContext, private readonly stream: LiveStreamRow) {
-    this.media_ = app.media as MediaTools;
+    this.tools = app.media as MediaTools;
   }
 
   media(info: MediaInfo): void {
@@ -226,11 +226,14 @@ class Publish implements PublisherEvents {
     for (let run = 0; run === 0 || !this.ended; run++) {
       const limitS = this.stream.environment === "sandbox" ? SANDBOX_LIMIT_S - (b.recordedMs + this.mediaMs) / 1000 : undefined;
       if (limitS !== undefined && limitS <= 0) return;
-      const piece = addPiece(this.app, b.id);
+      // MPEG-TS keeps H.264 with AAC or MP3 whatever happens to the writer; Matroska keeps anything else.
+      const format = info.videoCodec === "h264" && (info.audioCodec === "aac" || info.audioCodec === "mp3" || info.audioCodec === null) ? "mpegts" : "matroska";
+      const piece = addPiece(this.app, b.id, format === "mpegts" ? "ts" : "mkv");
       const playlist = (await this.app.storage.get(hlsKey(b, "source", "index.m3u8"))?.text()) ?? null;
       const startNumber = nextSegmentNumber(playlist);
       const args = liveIngestArgs(this.runtime.server.readerUrl(this.stream.id), {
         video: info.videoCodec === "h264" ? "copy" : "encode",
+        // Players take AAC everywhere; MP3 and the rest are made AAC for the live HLS only.
         audio: info.audioCodec === null ? "none" : info.audioCodec === "aac" ? "copy" : "encode",
         hlsDir: this.app.storage.localDir(hlsKey(b)),
         segmentS: this.app.config.liveSegmentS,
@@ -239,12 +242,12 @@ class Publish implements PublisherEvents {
         discontinuity: startNumber > 0,
         rungs,
         frameRate: info.frameRate,
-        recording: { file: this.app.storage.localPath(piecesKey(b, piece), true), limitS },
+        recording: { file: this.app.storage.localPath(piecesKey(b, piece), true), format, limitS },
         picture: { file: this.app.storage.localPath(liveKey(this.stream, "picture.jpg"), true), everyS: PICTURE_EVERY_S, width: PICTURE_WIDTH },
       });
       const started = Date.now();
       try {
-        await runFfmpeg(this.media_, args, { signal: this.abort.signal });
+        await runFfmpeg(this.tools, args, { signal: this.abort.signal });
       } catch (err) {
         if (!this.ended) this.app.log.warn("live: ingest stopped while the publisher is still sending", { liveStreamId: this.stream.id, error: String(err) });
       }
@@ -272,7 +275,7 @@ class Publish implements PublisherEvents {
     while (!this.ended) {
       const started = Date.now();
       try {
-        await runFfmpeg(this.media_, restreamArgs(this.runtime.server.readerUrl(this.stream.id), destination), { signal: this.abort.signal });
+        await runFfmpeg(this.tools, restreamArgs(this.runtime.server.readerUrl(this.stream.id), destination), { signal: this.abort.signal });
       } catch (err) {
         if (!this.ended) this.app.log.warn("live: restream failed, retrying", { ...where, inMs: delayMs, error: String(err) });
       }

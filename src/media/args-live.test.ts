@@ -15,7 +15,7 @@ const base: LiveIngestOptions = {
 
 describe("golden argument arrays", () => {
   test("liveIngestArgs: H.264/AAC copied, with the recording and the picture", () => {
-    expect(liveIngestArgs(IN, { ...base, recording: { file: "/m/rec/p0001.ts" }, picture: { file: "/m/live/li1/picture.jpg", everyS: 5, width: 640 } })).toEqual([
+    expect(liveIngestArgs(IN, { ...base, recording: { file: "/m/rec/p0001.ts", format: "mpegts" }, picture: { file: "/m/live/li1/picture.jpg", everyS: 5, width: 640 } })).toEqual([
       "-probesize", "32", "-analyzeduration", "0", "-fpsprobesize", "0",
       "-skip_frame", "nokey",
       "-i", IN,
@@ -46,7 +46,7 @@ describe("golden argument arrays", () => {
   });
 
   test("liveIngestArgs: a silent continuation after a reconnect, sandbox-capped recording, no picture", () => {
-    expect(liveIngestArgs(IN, { ...base, audio: "none", startNumber: 17, discontinuity: true, segmentS: 2, listSize: 4, recording: { file: "/r.ts", limitS: 12.5 } })).toEqual([
+    expect(liveIngestArgs(IN, { ...base, audio: "none", startNumber: 17, discontinuity: true, segmentS: 2, listSize: 4, recording: { file: "/r.mkv", format: "matroska", limitS: 12.5 } })).toEqual([
       "-probesize", "32", "-analyzeduration", "0", "-fpsprobesize", "0",
       "-i", IN,
       "-map", "0:v:0",
@@ -64,7 +64,7 @@ describe("golden argument arrays", () => {
       "-map", "0:v:0",
       "-map_metadata", "-1", "-c", "copy",
       "-t", "12.5",
-      "-f", "mpegts", "/r.ts",
+      "-f", "matroska", "/r.mkv",
     ]);
   });
 
@@ -133,6 +133,9 @@ describe("golden argument arrays", () => {
       "-movflags", "+faststart",
       "-f", "mp4",
       "/m/videos/vi1/source",
+    ]);
+    expect(recordingConcatArgs("/m/list.txt", "/m/source", "matroska")).toEqual([
+      "-f", "concat", "-safe", "0", "-i", "/m/list.txt", "-map", "0:v?", "-map", "0:a?", "-c", "copy", "-f", "matroska", "/m/source",
     ]);
     expect(concatList(["/a/p0001.ts", "/a/it's.ts"])).toBe("file '/a/p0001.ts'\nfile '/a/it'\\''s.ts'\n");
   });

@@ -27,8 +27,12 @@ export interface LiveIngestOptions {
   rungs: LiveRung[];
   /** Frame rate the broadcaster announced (0 when unknown), for the encoders' GOP. */
   frameRate: number;
-  /** The recording piece (MPEG-TS: readable up to the last packet even if the process dies). */
-  recording?: { file: string; limitS?: number };
+  /**
+   * The recording piece, a stream copy: MPEG-TS (readable up to its last packet whatever happens)
+   * for H.264 with AAC or MP3, Matroska for anything else (MPEG-TS would keep, say, FLV1 video or
+   * G.711 audio only as opaque data).
+   */
+  recording?: { file: string; format: "mpegts" | "matroska"; limitS?: number };
   /** A JPEG of the live picture, rewritten every `everyS` seconds. */
   picture?: { file: string; everyS: number; width: number };
 }
@@ -111,7 +115,7 @@ export function liveIngestArgs(input: string, o: LiveIngestOptions): string[] {
     if (audio) args.push("-map", "0:a:0");
     args.push("-map_metadata", "-1", "-c", "copy");
     if (o.recording.limitS !== undefined) args.push("-t", secs(o.recording.limitS)); // the sandbox's 30 s cap
-    args.push("-f", "mpegts", o.recording.file); // survives an abrupt end: every packet written is readable
+    args.push("-f", o.recording.format, o.recording.file); // see LiveIngestOptions.recording
   }
 
   // Output 3: the live picture for the thumbnail.
@@ -153,8 +157,11 @@ export function concatList(files: string[]): string {
   return files.map((f) => `file '${f.replace(/'/g, "'\\''")}'\n`).join("");
 }
 
-/** ffmpeg arguments joining a recording's pieces (`list`, see concatList) into one MP4, without re-encoding. */
-export function recordingConcatArgs(list: string, output: string): string[] {
+/**
+ * ffmpeg arguments joining a recording's pieces (`list`, see concatList) into one file without
+ * re-encoding: MP4 for MPEG-TS pieces (H.264 with AAC or MP3), Matroska for the rest.
+ */
+export function recordingConcatArgs(list: string, output: string, format: "mp4" | "matroska" = "mp4"): string[] {
   return [
     "-f", "concat", // pieces one after the other, timestamps made continuous
     "-safe", "0", // the list holds absolute paths (made by the storage module)
@@ -162,8 +169,8 @@ export function recordingConcatArgs(list: string, output: string): string[] {
     "-map", "0:v?", // the video
     "-map", "0:a?", // the audio (a silent broadcast has none)
     "-c", "copy", // a disk-speed copy: the encode job does the real work
-    "-movflags", "+faststart", // index at the front (the MP4 muxer adds the AAC bitstream filter itself)
-    "-f", "mp4", // the video's source key has no extension
+    ...(format === "mp4" ? ["-movflags", "+faststart"] : []), // index at the front (the MP4 muxer adds the AAC bitstream filter itself)
+    "-f", format, // the video's source key has no extension
     output,
   ];
 }

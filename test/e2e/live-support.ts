@@ -18,17 +18,17 @@ export interface Publisher {
 
 /**
  * Publishes testsrc2 + sine as H.264/AAC FLV to `url` for `seconds` of media, in real time unless
- * `realTime` is false (then as fast as ffmpeg can, to cross time limits quickly).
+ * `realTime` is false (then as fast as ffmpeg can, to cross time limits quickly); `codecs` replaces
+ * the H.264/AAC encoder arguments.
  */
-export function publish(url: string, seconds: number, opts: { realTime?: boolean; size?: string } = {}): Publisher {
+export function publish(url: string, seconds: number, opts: { realTime?: boolean; size?: string; codecs?: string[] } = {}): Publisher {
   const proc = Bun.spawn([
     testMediaTools().ffmpeg, "-hide_banner", "-loglevel", "error",
     ...(opts.realTime === false ? [] : ["-re"]),
     "-f", "lavfi", "-i", `testsrc2=size=${opts.size ?? "640x360"}:rate=30`,
     "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
     "-t", String(seconds),
-    "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p",
-    "-c:a", "aac", "-b:a", "64k",
+    ...(opts.codecs ?? ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "64k"]),
     "-f", "flv", url,
   ], { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
   return { proc, exited: proc.exited, stderr: new Response(proc.stderr).text() };
