@@ -122,6 +122,27 @@ describe("node-media-server behind the adapter", () => {
     pub.proc.kill("SIGKILL");
   });
 
+  test("a hook that throws refuses that publish and leaves the server serving", async () => {
+    let calls = 0;
+    const logged: string[] = [];
+    const s = await startRtmpServer({
+      host: "127.0.0.1", port: 0, log: createLogger("error", (line) => logged.push(line)),
+      publish: () => {
+        if (++calls === 1) throw new Error("database is locked");
+        return { accept: true, streamId: "ok", events: () => ({ media: () => { throw new Error("media hook"); }, progress: () => {}, end: () => {} }) };
+      },
+    });
+    servers.push(s);
+    const first = publish(`rtmp://127.0.0.1:${s.port}/s/k`, 2);
+    expect(await first.exited).not.toBe(0);
+    expect(await first.stderr).toContain("internal error");
+    // A throwing media hook is logged, and the publish goes on to its end.
+    const second = publish(`rtmp://127.0.0.1:${s.port}/s/k`, 1);
+    expect(await second.exited).toBe(0);
+    expect(logged.some((l) => l.includes("publish decision failed") && l.includes("database is locked"))).toBe(true);
+    expect(logged.some((l) => l.includes("media start failed"))).toBe(true);
+  });
+
   test("a taken port is an error, not an exit", async () => {
     const { s } = await server([]);
     await expect(startRtmpServer({ host: "127.0.0.1", port: s.port, log, publish: () => ({ accept: false, reason: "" }) })).rejects.toThrow("already in use");

@@ -157,6 +157,16 @@ export async function startRtmpServer(opts: RtmpOptions): Promise<RtmpServer> {
   const backlog = opts.readerBacklogBytes ?? 16 * 1024 * 1024;
   const readerHost = opts.host === "0.0.0.0" || opts.host === "" ? "127.0.0.1" : opts.host === "::" ? "[::1]" : opts.host.includes(":") ? `[${opts.host}]` : opts.host;
 
+  // Vidhost's callbacks run inside NMS's socket handlers: a throw there must not reach them.
+  const guarded = <T>(what: string, fn: () => T, fallback: T): T => {
+    try {
+      return fn();
+    } catch (err) {
+      opts.log.error(`live: ${what} failed`, { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      return fallback;
+    }
+  };
+
   const finish = (streamId: string, p: Publisher) => {
     if (p.ended) return;
     p.ended = true;
@@ -196,16 +206,19 @@ export async function startRtmpServer(opts: RtmpOptions): Promise<RtmpServer> {
     session.onPush = () => {
       if (refused) return;
       if (!request) return refuse("NetStream.Publish.BadName", "no stream name");
-      const decision = opts.publish({ app: request.app, name: request.name, remoteAddress: socket.remoteAddress ?? "" });
+      const req = { app: request.app, name: request.name, remoteAddress: socket.remoteAddress ?? "" };
+      const decision = guarded("publish decision", () => opts.publish(req), { accept: false, reason: "internal error" } as PublishDecision);
       if (!decision.accept) return refuse("NetStream.Publish.BadName", decision.reason);
       if (publishers.has(decision.streamId)) return refuse("NetStream.Publish.BadName", "this stream already has a publisher");
+      const events = guarded("publish start", decision.events, null);
+      if (!events) return refuse("NetStream.Publish.Failed", "internal error");
       streamId = decision.streamId;
       nms.onConnect({ ...request, app: prefix, name: streamId });
       nms.onPush();
       // Vidhost decides reconnects itself: no NMS grace period holding the path for the same address.
       session.broadcast.publishGraceMs = 0;
       Object.getPrototypeOf(session.rtmp).respondPublish.call(session.rtmp);
-      publisher = { session, events: decision.events(), ended: false, preroll: null };
+      publisher = { session, events, ended: false, preroll: null };
       publishers.set(streamId, publisher);
       socket.setTimeout(idleMs);
       socket.on("timeout", () => {
@@ -277,12 +290,16 @@ export async function startRtmpServer(opts: RtmpOptions): Promise<RtmpServer> {
         // frame) is taken from what onMetaData announced.
         if (video === null && s.videoCodec) video = s.videoCodec === FLV_CODEC_H264 || s.videoCodec === "avc1" ? "h264" : "other";
         if (audio === null && s.audioCodec) audio = s.audioCodec === FLV_CODEC_AAC || s.audioCodec === "mp4a" ? "aac" : s.audioCodec === FLV_CODEC_MP3 || s.audioCodec === ".mp3" ? "mp3" : "other";
-        publisher.events.media({
+        const events = publisher.events;
+        const info: MediaInfo = {
           videoCodec: video, audioCodec: audio, width: s.videoWidth || 0, height: s.videoHeight || 0, frameRate: s.videoFramerate || 0,
           bitrateKbps: Math.round((s.videoDatarate || 0) + (s.audioDatarate || 0)),
-        });
+        };
+        guarded("media start", () => events.media(info), undefined);
       }
-      if (!publisher.ended) publisher.events.progress(packet.dts - firstDts);
+      const events = publisher.events;
+      const mediaMs = packet.dts - firstDts;
+      if (!publisher.ended) guarded("media progress", () => events.progress(mediaMs), undefined);
     };
 
     session.onClose = () => {
