@@ -78,6 +78,18 @@ describe("vidhost executable", () => {
         expect(await res.json()).toEqual({ status: "ok" });
       }
 
+      // The dashboard is embedded: its page and the files it names are served without web/ around.
+      const page = await fetch(`http://127.0.0.1:${ports.admin}/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      const assets = [...(await page.text()).matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]);
+      expect(assets.map((a) => a.split(".").pop()).sort()).toEqual(["css", "js"]);
+      for (const asset of assets) {
+        const res = await fetch(`http://127.0.0.1:${ports.admin}${asset}`);
+        expect(res.status).toBe(200);
+        expect((await res.text()).length).toBeGreaterThan(1000);
+      }
+
       // The welcome text comes after the log line; wait for the key rather than assume it is there.
       const key = await waitFor("the printed sandbox key", () => /Sandbox API key \(shown once\):\s*(\S+)/.exec(stdout.text)?.[1]);
       expect(stdout.text).toMatch(/Admin key \(shown once, keep it\): \S+/);

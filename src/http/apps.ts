@@ -6,6 +6,7 @@ import { chapterRoutes } from "../chapters/routes";
 import { summaryRoutes } from "../summaries/routes";
 import type { Environment, RateCategory } from "../config";
 import type { AppContext } from "../context";
+import { dashboardRoutes } from "../dashboard/routes";
 import { apiKeyRoutes } from "../keys/routes";
 import { projectRoutes } from "../projects/routes";
 import { webhookRoutes } from "../webhooks/routes";
@@ -91,7 +92,8 @@ export function adminApi(app: AppContext) {
     }))
     .use(projectRoutes(app, admin))
     .use(apiKeyRoutes(app, admin))
-    .use(usageRoutes(app, admin));
+    .use(usageRoutes(app, admin))
+    .use(dashboardRoutes(app, limiter));
 }
 
 export type MainApi = ReturnType<typeof mainApi>;

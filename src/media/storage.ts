@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { open, rename, rm } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 
 /**
@@ -61,26 +61,33 @@ export function localStorage(dataDir: string): Storage {
 
   const tempFile = (): TempFile => {
     const path = join(tmp, randomUUID());
-    const handle = open(path, "w");
+    // Bun's FileSink writes about a third faster than node's FileHandle (bench/upload.ts); flushing
+    // every few MiB keeps what it buffers, and so the server's memory, small whatever the upload size.
+    const sink = Bun.file(path).writer({ highWaterMark: 1024 * 1024 });
     let size = 0;
+    let unflushed = 0;
+    let ended = false;
+    const close = async () => {
+      if (ended) return;
+      ended = true;
+      await sink.end();
+    };
     return {
       get size() {
         return size;
       },
       async write(chunk) {
-        const fh = await handle;
-        // A write may land partially; loop until the whole chunk is on disk.
-        for (let offset = 0; offset < chunk.byteLength;) {
-          const { bytesWritten } = await fh.write(chunk, offset, chunk.byteLength - offset);
-          offset += bytesWritten;
-        }
+        sink.write(chunk);
         size += chunk.byteLength;
+        unflushed += chunk.byteLength;
+        if (unflushed >= 4 * 1024 * 1024) {
+          unflushed = 0;
+          await sink.flush();
+        }
       },
-      async end() {
-        await (await handle).close();
-      },
+      end: close,
       async abort() {
-        await (await handle).close().catch(() => {});
+        await close().catch(() => {});
         await rm(path, { force: true });
       },
       async commit(key) {
