@@ -35,11 +35,12 @@ if (args[0] === "--appliance") {
   const dataDir = mkdtempSync(join(tmpdir(), "vidhost-bench-live-"));
   const config = loadConfig([], {
     VIDHOST_DATA_DIR: dataDir, VIDHOST_API_PORT: "0", VIDHOST_SANDBOX_PORT: "0", VIDHOST_ADMIN_PORT: "0", VIDHOST_RTMP_PORT: "0",
-    VIDHOST_ADMIN_KEY: ADMIN_KEY, VIDHOST_LOG_LEVEL: "error",
+    VIDHOST_ADMIN_KEY: ADMIN_KEY, VIDHOST_LOG_LEVEL: "info",
     // The recording is finished after the measurement: the broadcast waits out a long window.
     VIDHOST_LIVE_RECONNECT_S: "3600",
   });
-  const appliance = await startAppliance(config, { log: createLogger("error") });
+  // Info on stderr: the bench takes the first frame's arrival from the "broadcast started" line.
+  const appliance = await startAppliance(config, { log: createLogger("info") });
   const first = appliance.firstStart.defaultProject!;
   const admin = async (method: string, path: string, body: unknown) => {
     const res = await fetch(appliance.ctx.urls.admin + path, {
@@ -185,7 +186,18 @@ async function baseline() {
 
 // ---- Vidhost ----
 async function vidhost() {
-  const target = Bun.spawn([process.execPath, import.meta.path, "--appliance"], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
+  const target = Bun.spawn([process.execPath, import.meta.path, "--appliance"], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  // The appliance logs when the first frame of a publish arrives, to the millisecond.
+  let firstFrameAt: number | null = null;
+  void (async () => {
+    let text = "";
+    for await (const chunk of target.stderr) {
+      text += new TextDecoder().decode(chunk);
+      const m = /^(\S+) info {2}live: broadcast started/m.exec(text);
+      if (m && firstFrameAt === null) firstFrameAt = Date.parse(m[1]);
+      if (text.length > 65536) text = text.slice(-4096);
+    }
+  })();
   const reader = target.stdout.getReader();
   let line = "";
   while (!line.includes("\n")) line += new TextDecoder().decode((await reader.read()).value);
@@ -196,17 +208,9 @@ async function vidhost() {
   const stream = await call("POST", "/live-streams", { name: "bench" });
   const hls = stream.assets.hls as string;
 
-  let firstFrameAt: number | null = null;
   const cpuBefore = cpuSeconds(info.pid);
   const spawnedAt = Date.now();
   const pub = publisher(`rtmp://127.0.0.1:${info.rtmpPort}/s/${stream.streamKey}`, SECONDS);
-  // `broadcasting` turns true when the first frame arrives.
-  const flip = (async () => {
-    while (firstFrameAt === null && pub.exitCode === null) {
-      if ((await call("GET", `/live-streams/${stream.liveStreamId}`)).broadcasting) firstFrameAt = Date.now();
-      else await Bun.sleep(5);
-    }
-  })();
   const obs = await observe(
     async () => {
       const res = await fetch(hls);
@@ -215,7 +219,6 @@ async function vidhost() {
     async (uri) => (await fetch(new URL(uri, hls))).status === 200,
     spawnedAt, () => firstFrameAt, pub.exited,
   );
-  await flip;
   const pubCpu = pub.resourceUsage()!.cpuTime;
   // The ingest ffmpeg ends with the publisher; its CPU is the appliance's once reaped.
   while (childrenOf(info.pid).length) await Bun.sleep(50);

@@ -11,7 +11,7 @@ import { notFound } from "../http/errors";
 import { recordDelivery, segmentSeconds } from "../usage/record";
 import { hlsKey, liveBase, liveKey, type BroadcastRow, type LiveStreamRow } from "./body";
 import { getBroadcast, latestBroadcast } from "./broadcasts";
-import type { LiveRendition } from "./runtime";
+import { parseDate, type LiveRendition } from "./runtime";
 
 const CORS = { "access-control-allow-origin": "*", "cross-origin-resource-policy": "cross-origin" };
 const PLAYLIST = { ...CORS, "content-type": "application/vnd.apple.mpegurl", "cache-control": "no-cache, no-store" };
@@ -34,6 +34,22 @@ function withEnd(text: string, b: BroadcastRow): string {
   return over(b) && !text.includes("#EXT-X-ENDLIST") ? `${text.trimEnd()}\n#EXT-X-ENDLIST\n` : text;
 }
 
+/** ffmpeg's date format in playlists: 2026-11-22T02:42:28.270+0000. */
+const pdtText = (ms: number) => new Date(ms).toISOString().replace("Z", "+0000");
+
+/** Moves each EXT-X-PROGRAM-DATE-TIME to when its segment's first frame arrived (LiveRuntime.pdtShift). */
+function correctDates(app: AppContext, b: BroadcastRow, text: string): string {
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i].startsWith("#EXT-X-PROGRAM-DATE-TIME:")) continue;
+    const segment = /^seg_(\d+)\.ts$/.exec(lines[i + 1] ?? "");
+    const at = parseDate(lines[i].slice(25));
+    const shift = segment ? app.live.pdtShift(b.id, Number(segment[1]), text) : 0;
+    if (shift && Number.isFinite(at)) lines[i] = `#EXT-X-PROGRAM-DATE-TIME:${pdtText(at + shift)}`;
+  }
+  return lines.join("\n");
+}
+
 /**
  * GET /live/{id}.m3u8: the newest broadcast's media playlist (one rendition), or a master playlist
  * over its renditions (VIDHOST_LIVE_LADDER). 404 until a broadcast has written its first segment.
@@ -48,7 +64,7 @@ export async function livePlaylist(app: AppContext, environment: Environment, li
     const text = await app.storage.get(hlsKey(b, "source", "index.m3u8"))?.text();
     if (!text) throw notFound("liveStreamId");
     // Segment URIs are relative to the rendition's folder; this playlist is served one level up.
-    const body = text.split("\n").map((line) => (line && !line.startsWith("#") ? `${prefix}/source/${line}` : line)).join("\n");
+    const body = correctDates(app, b, text).split("\n").map((line) => (line && !line.startsWith("#") ? `${prefix}/source/${line}` : line)).join("\n");
     return new Response(withEnd(body, b), { headers: PLAYLIST });
   }
   const lines = ["#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-INDEPENDENT-SEGMENTS"];
@@ -71,7 +87,7 @@ export async function liveFile(app: AppContext, environment: Environment, liveSt
   if (!b || !known || (file !== "index.m3u8" && !SEGMENT.test(file))) throw notFound("file");
   const blob = app.storage.get(hlsKey(b, rendition, file));
   if (!blob) throw notFound("file");
-  if (file === "index.m3u8") return new Response(withEnd(await blob.text(), b), { headers: PLAYLIST });
+  if (file === "index.m3u8") return new Response(withEnd(correctDates(app, b, await blob.text()), b), { headers: PLAYLIST });
   const playlist = await app.storage.get(hlsKey(b, rendition, "index.m3u8"))?.text();
   // A segment that already left the window counts as a nominal one.
   recordDelivery(app, stream, "live_stream_hls", (playlist && segmentSeconds(playlist, file)) || app.config.liveSegmentS);

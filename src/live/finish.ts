@@ -98,9 +98,13 @@ async function cleanUp(app: AppContext, b: BroadcastRow): Promise<void> {
     const others = app.db.select({ id: liveBroadcasts.id }).from(liveBroadcasts)
       .where(and(eq(liveBroadcasts.liveStreamId, b.liveStreamId), ne(liveBroadcasts.id, b.id), inArray(liveBroadcasts.state, ["live", "reconnecting", "completing", "finalizing"]))).get();
     if (!others) await app.storage.delete(liveKey(stream));
+    app.live.release(b.id);
     return;
   }
   const newest = app.db.select({ id: liveBroadcasts.id }).from(liveBroadcasts).where(eq(liveBroadcasts.liveStreamId, b.liveStreamId))
     .orderBy(desc(liveBroadcasts.startedAt)).limit(1).get();
-  if (newest && newest.id !== b.id) await app.storage.delete(hlsKey(b));
+  if (newest && newest.id !== b.id) {
+    await app.storage.delete(hlsKey(b));
+    app.live.release(b.id);
+  }
 }

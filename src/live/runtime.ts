@@ -29,6 +29,9 @@ export interface LiveRendition {
   bandwidth: number;
 }
 
+/** ffmpeg's playlist dates (2026-11-22T02:42:28.270+0000) as epoch ms. */
+export const parseDate = (text: string): number => Date.parse(text.trim().replace(/([+-]\d\d)(\d\d)$/, "$1:$2"));
+
 /** Ends the broadcast of a live stream now; used by the API (complete, delete). */
 export interface LiveControl {
   complete(stream: Pick<LiveStreamRow, "id">): void;
@@ -40,6 +43,8 @@ export class LiveRuntime implements LiveControl {
   private rtmp: RtmpServer | null = null;
   /** Running ingest loops per broadcast: the finish job waits for them (idle). */
   private readonly writers = new Map<string, Set<Promise<void>>>();
+  /** Per broadcast, the ingest runs that started at a publish's first frame: first segment number, that frame's arrival, and the date correction once measured. */
+  private readonly runs = new Map<string, { from: number; firstFrameAt: number; shiftMs?: number }[]>();
   private readonly publishes = new Set<Publish>();
   private stopping = false;
 
@@ -92,6 +97,37 @@ export class LiveRuntime implements LiveControl {
     }
   }
 
+  /**
+   * How far EXT-X-PROGRAM-DATE-TIME of segment `segment` of a broadcast must move to tell when its
+   * first frame arrived: ffmpeg dates a run's segments from its own start, a fraction of a second
+   * after the frame its first segment starts with. Measured on the first `playlist` that still
+   * lists the run's first segment (its date against that frame's arrival), then remembered.
+   */
+  pdtShift(broadcastId: string, segment: number, playlist: string): number {
+    const run = (this.runs.get(broadcastId) ?? []).filter((r) => r.from <= segment).at(-1);
+    if (!run) return 0;
+    if (run.shiftMs === undefined) {
+      const first = `seg_${String(run.from).padStart(5, "0")}.ts`;
+      const lines = playlist.split("\n");
+      const at = lines.indexOf(first);
+      const date = at > 0 && lines[at - 1].startsWith("#EXT-X-PROGRAM-DATE-TIME:") ? parseDate(lines[at - 1].slice(25)) : NaN;
+      if (!Number.isFinite(date)) return 0;
+      run.shiftMs = run.firstFrameAt - date;
+    }
+    return run.shiftMs;
+  }
+
+  /** Notes an ingest run of a broadcast whose first segment (number `from`) starts with a frame that arrived at `firstFrameAt`. */
+  noteRun(broadcastId: string, from: number, firstFrameAt: number): void {
+    const list = (this.runs.get(broadcastId) ?? []).filter((r) => r.from < from);
+    this.runs.set(broadcastId, [...list, { from, firstFrameAt }]);
+  }
+
+  /** Forgets what a broadcast's live HLS needed in memory, once that HLS is deleted. */
+  release(broadcastId: string): void {
+    this.runs.delete(broadcastId);
+  }
+
   /** Whether an ingest of this broadcast still runs. */
   isWriting(broadcastId: string): boolean {
     return (this.writers.get(broadcastId)?.size ?? 0) > 0;
@@ -142,6 +178,8 @@ export class LiveRuntime implements LiveControl {
 /** One accepted publisher: its broadcast part, its ingest and its relays. */
 class Publish implements PublisherEvents {
   private broadcast: BroadcastRow | null = null;
+  /** When this publish's first frame arrived (its first ingest run starts there, see the adapter's pre-roll). */
+  private firstFrameAt = 0;
   private ended = false;
   private mediaMs = 0;
   private cut = false;
@@ -155,6 +193,7 @@ class Publish implements PublisherEvents {
 
   media(info: MediaInfo): void {
     if (this.ended) return;
+    this.firstFrameAt = Date.now();
     const { broadcast, resumed } = startPublish(this.app, this.stream);
     this.broadcast = broadcast;
     this.app.log.info(resumed ? "live: broadcast resumed" : "live: broadcast started", { liveStreamId: this.stream.id, broadcastId: broadcast.id, part: broadcast.part, ...info });
@@ -246,6 +285,8 @@ class Publish implements PublisherEvents {
         picture: { file: this.app.storage.localPath(liveKey(this.stream, "picture.jpg"), true), everyS: PICTURE_EVERY_S, width: PICTURE_WIDTH },
       });
       const started = Date.now();
+      // Only a publish's first run starts at its first frame; a restarted one starts at a later keyframe.
+      if (run === 0) this.runtime.noteRun(b.id, startNumber, this.firstFrameAt);
       try {
         await runFfmpeg(this.tools, args, { signal: this.abort.signal });
       } catch (err) {
@@ -264,7 +305,11 @@ class Publish implements PublisherEvents {
     const earlier = this.app.db.select().from(liveBroadcasts)
       .where(and(eq(liveBroadcasts.liveStreamId, b.liveStreamId), ne(liveBroadcasts.id, b.id)))
       .orderBy(desc(liveBroadcasts.startedAt)).limit(5).all();
-    for (const e of earlier) if (!this.runtime.isWriting(e.id)) await this.app.storage.delete(hlsKey(e));
+    for (const e of earlier) {
+      if (this.runtime.isWriting(e.id)) continue;
+      await this.app.storage.delete(hlsKey(e));
+      this.runtime.release(e.id);
+    }
   }
 
   /** One restream destination: a stream-copy relay, retried with back-off; it never touches the main ingest. */

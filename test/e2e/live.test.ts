@@ -41,6 +41,7 @@ describe("a broadcast, end to end", () => {
     const pub = publish(ingest(app, stream.streamKey), 6);
 
     await waitBroadcasting(app, prod, stream.liveStreamId, true, "production");
+    const broadcastingSeenAt = Date.now();
     const listed = (await (await app.api(prod, "GET", "/live-streams", undefined, "production")).json()) as { data: { liveStreamId: string; broadcasting: boolean }[] };
     expect(listed.data.find((s) => s.liveStreamId === stream.liveStreamId)?.broadcasting).toBe(true);
 
@@ -54,6 +55,11 @@ describe("a broadcast, end to end", () => {
     const firstSegmentMs = Date.now() - t0;
     expect(live.res.headers.get("content-type")).toBe("application/vnd.apple.mpegurl");
     expect(live.p.ended).toBe(false);
+    // EXT-X-PROGRAM-DATE-TIME dates the first segment at the first frame's arrival (before
+    // broadcasting could be seen true), not at the later start of the ingest's ffmpeg.
+    const firstPdt = Date.parse(live.p.segments[0].programDateTime!.replace(/([+-]\d\d)(\d\d)$/, "$1:$2"));
+    expect(firstPdt).toBeLessThanOrEqual(broadcastingSeenAt);
+    expect(firstPdt).toBeGreaterThan(t0);
     for (const s of live.p.segments) {
       expect(s.duration).toBeGreaterThan(0.5);
       expect(s.duration).toBeLessThanOrEqual(2.1);
