@@ -27,8 +27,8 @@ import { requireScope } from "./scope";
 const CORS = {
   "access-control-allow-origin": "*",
   "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
-  "access-control-allow-headers": "Authorization, Content-Type, Content-Range, AV-Origin-Client, AV-Origin-App, AV-Origin-Sdk",
-  "access-control-expose-headers": "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Retry-After, Retry-After",
+  "access-control-allow-headers": "Authorization, Content-Type, Content-Range, Range, AV-Origin-Client, AV-Origin-App, AV-Origin-Sdk",
+  "access-control-expose-headers": "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Retry-After, Retry-After, Content-Range, Accept-Ranges",
   "access-control-max-age": "600",
 };
 
@@ -50,7 +50,7 @@ export function mainApi(app: AppContext, environment: Environment) {
       Object.assign(set.headers, CORS);
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS });
       // Players fetch segments by the hundred: delivery is not API traffic and is not rate limited.
-      if (path === "/health" || path.startsWith("/swagger") || path.startsWith("/vod/") || path.startsWith("/live/") || path.startsWith("/assets/")) return;
+      if (path === "/health" || path === "/favicon.ico" || path.startsWith("/swagger") || path.startsWith("/vod/") || path.startsWith("/live/") || path.startsWith("/assets/")) return;
       const category = rateCategory(request.method, path);
       const decision = limiter.hit(`${category}:${requesterIdentity(request)}`, app.config.rateLimits[environment][category]);
       set.headers["x-ratelimit-limit"] = String(decision.limit);
@@ -59,6 +59,8 @@ export function mainApi(app: AppContext, environment: Environment) {
       if (!decision.allowed) throw tooManyRequests(decision.retryAfterS);
     })
     .get("/health", () => ({ status: "ok" as const }), { response: { 200: health }, detail: { hide: true } })
+    // Browsers ask every origin for an icon; the player pages have none, so answer quietly instead of a logged 404.
+    .get("/favicon.ico", () => new Response(null, { status: 204 }), { detail: { hide: true } })
     .use(swagger({
       path: "/swagger",
       documentation: { info: { title: `Vidhost API (${environment})`, version: "1" } },
