@@ -60,17 +60,17 @@ if (args[0] === "--appliance") {
   await new Promise(() => {});
 }
 
-const SECONDS = Number(args.find((a) => /^\d+$/.test(a)) ?? 60);
+const SECONDS = Number(args.find((a, i) => /^\d+$/.test(a) && !args[i - 1]?.startsWith("--")) ?? 60);
 const SIZE = flag("--size", "1920x1080");
 const GOP_S = Number(flag("--gop", "2"));
 const BASELINE_SECONDS = Number(flag("--baseline-seconds", "20"));
 const CLK_TCK = 100;
 
-/** utime+stime+cutime+cstime of a process, in seconds (children count once they are reaped). */
-function cpuSeconds(pid: number): number {
+/** utime+stime (+cutime+cstime with `children`) of a process, in seconds (children count once they are reaped). */
+function cpuSeconds(pid: number, children = true): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / CLK_TCK;
+  return (Number(fields[11]) + Number(fields[12]) + (children ? Number(fields[13]) + Number(fields[14]) : 0)) / CLK_TCK;
 }
 
 function childrenOf(pid: number): number[] {
@@ -209,6 +209,7 @@ async function vidhost() {
   const hls = stream.assets.hls as string;
 
   const cpuBefore = cpuSeconds(info.pid);
+  const ownBefore = cpuSeconds(info.pid, false);
   const spawnedAt = Date.now();
   const pub = publisher(`rtmp://127.0.0.1:${info.rtmpPort}/s/${stream.streamKey}`, SECONDS);
   const obs = await observe(
@@ -223,9 +224,10 @@ async function vidhost() {
   // The ingest ffmpeg ends with the publisher; its CPU is the appliance's once reaped.
   while (childrenOf(info.pid).length) await Bun.sleep(50);
   const cpu = cpuSeconds(info.pid) - cpuBefore;
+  const own = cpuSeconds(info.pid, false) - ownBefore;
   target.kill("SIGTERM");
   await target.exited;
-  return { obs, cpuPerS: cpu / SECONDS, firstFromFrameS: obs.firstSegmentS - ((firstFrameAt ?? spawnedAt) - spawnedAt) / 1000, publisherCpuPerS: Number(pubCpu.user + pubCpu.system) / 1e6 / SECONDS };
+  return { obs, cpuPerS: cpu / SECONDS, ownCpuPerS: own / SECONDS, firstFromFrameS: obs.firstSegmentS - ((firstFrameAt ?? spawnedAt) - spawnedAt) / 1000, publisherCpuPerS: Number(pubCpu.user + pubCpu.system) / 1e6 / SECONDS };
 }
 
 console.log(`live bench: ${SIZE} 30 fps, keyframes every ${GOP_S} s, ${SECONDS} s broadcast (baseline ${BASELINE_SECONDS} s), ${navigator.hardwareConcurrency} cores`);
@@ -243,6 +245,6 @@ vidhost:
   segment age when listed: from EXT-X-PROGRAM-DATE-TIME median ${f(median(vh.obs.pdtAges))} s (p95 ${f(p95(vh.obs.pdtAges))} s); from the publisher's clock median ${f(median(vh.obs.trueAges))} s (p95 ${f(p95(vh.obs.trueAges))} s); ratio to baseline ${f(median(vh.obs.pdtAges) / baseAge)}
   EXT-X-PROGRAM-DATE-TIME of the first segment is ${f(vh.obs.pdtOffsetS ?? NaN)} s after its first frame arrived (how much PDT-based estimates understate)
   player latency (hls.js ${PLAYER_HOLD_BACK_S} s behind the live edge) median ${f(median(vh.obs.playerLatencies))} s, p95 ${f(p95(vh.obs.playerLatencies))} s   (goal <= ${GOAL_LATENCY_S} s)
-  appliance CPU ${f(vh.cpuPerS * 100, 1)} % of a core (process + ingest ffmpeg), ratio to baseline ${f(vh.cpuPerS / base.cpuPerS)}; the publisher itself used ${f(vh.publisherCpuPerS * 100, 1)} %
+  appliance CPU ${f(vh.cpuPerS * 100, 1)} % of a core: its process (RTMP, API, polling) ${f(vh.ownCpuPerS * 100, 1)} %, its ingest ffmpeg ${f((vh.cpuPerS - vh.ownCpuPerS) * 100, 1)} %; ratio to baseline ${f(vh.cpuPerS / base.cpuPerS)}; the publisher itself used ${f(vh.publisherCpuPerS * 100, 1)} %
   segments observed: ${vh.obs.trueAges.length}
 goals: first segment ${vh.firstFromFrameS <= GOAL_FIRST_SEGMENT_S ? "met" : "MISSED"}, latency ${median(vh.obs.playerLatencies) <= GOAL_LATENCY_S ? "met" : "MISSED"}`);
