@@ -1,8 +1,9 @@
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
 
 /** Lowercase hex SHA-256: how keys and tokens are stored. */
 export function sha256Hex(value: string): string {
-  return createHash("sha256").update(value).digest("hex");
+  // Bun's one-shot hash is about 4× cheaper than node:crypto's, and this runs on every request.
+  return Bun.SHA256.hash(value, "hex");
 }
 
 /** Compares two strings in time independent of where they differ. */

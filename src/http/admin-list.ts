@@ -2,6 +2,7 @@
 // grand total (a `/count` route gives it). `previous` only past page 1, `next` only when more exist.
 import { sql, type SQLWrapper } from "drizzle-orm";
 import { t } from "elysia";
+import { errorBody } from "./schemas";
 import { invalidAttributes, invalidProblem, type Problem } from "./errors";
 
 export interface AdminPage {
@@ -90,12 +91,7 @@ export const adminListSchema = <T extends Parameters<typeof t.Array>[0]>(item: T
 
 /** The admin 400 body (api.video admin adds `total_problems` and `constraint`); other errors omit them. */
 export const adminErrorBody = t.Object({
-  type: t.String(),
-  title: t.String(),
-  name: t.String(),
-  status: t.Integer(),
-  detail: t.Optional(t.String()),
-  problems: t.Optional(t.Array(t.Object({ type: t.String(), title: t.String(), name: t.String() }))),
+  ...errorBody.properties,
   total_problems: t.Optional(t.Integer()),
   constraint: t.Optional(t.String()),
 });

@@ -37,28 +37,8 @@ export function publish(url: string, seconds: number, opts: { realTime?: boolean
 /** The ingest URL of a live stream on an appliance. */
 export const ingest = (app: TestAppliance, streamKey: string) => `rtmp://127.0.0.1:${app.ports.rtmp}/s/${streamKey}`;
 
-export interface Received { path: string; body: string; headers: Headers }
-
-/** A local webhook receiver answering 200; keeps every request in order. */
-export function webhookReceiver() {
-  const received: Received[] = [];
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(req) {
-      received.push({ path: new URL(req.url).pathname, body: await req.text(), headers: req.headers });
-      return new Response("ok");
-    },
-  });
-  return {
-    received,
-    url: (path: string) => `http://127.0.0.1:${server.port}${path}`,
-    /** Parsed bodies that arrived at `path`, optionally of one event type. */
-    events: (path: string, type?: string) =>
-      received.filter((r) => r.path === path).map((r) => JSON.parse(r.body) as Record<string, string>).filter((e) => !type || e.type === type),
-    stop: () => server.stop(true),
-  };
-}
+// The same local webhook receiver as the VOD suites.
+export { webhookReceiver, type Received } from "./vod-support";
 
 /** Subscribes `url` to all four events in the key's project and environment. */
 export async function subscribeAll(app: TestAppliance, key: string, url: string, env: "sandbox" | "production" = "sandbox"): Promise<void> {

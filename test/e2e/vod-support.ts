@@ -28,6 +28,9 @@ export function webhookReceiver() {
     url: (path: string) => `http://127.0.0.1:${server.port}${path}`,
     /** The parsed bodies that arrived at `path`. */
     bodies: (path: string) => received.filter((r) => r.path === path).map((r) => JSON.parse(r.body) as Record<string, string>),
+    /** Parsed bodies that arrived at `path`, optionally of one event type. */
+    events: (path: string, type?: string) =>
+      received.filter((r) => r.path === path).map((r) => JSON.parse(r.body) as Record<string, string>).filter((e) => !type || e.type === type),
     stop: () => server.stop(true),
   };
 }
