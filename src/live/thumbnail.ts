@@ -2,23 +2,16 @@ import { eq } from "drizzle-orm";
 import { atom } from "../clock";
 import type { ScopeCtx } from "../context";
 import { liveStreams } from "../db/schema";
-import { ApiError } from "../http/errors";
-import { receiveFile, type UploadRequest } from "../uploads/receive";
-import { imageType } from "../videos/thumbnail";
+import type { UploadRequest } from "../uploads/receive";
+import { receiveThumbnail } from "../videos/thumbnail";
 import { liveKey, liveStreamBody } from "./body";
 import { findLiveStream } from "./service";
-
-const MAX_THUMBNAIL_BYTES = 8 * 1024 * 1024;
 
 /** POST /live-streams/{id}/thumbnail: an uploaded jpeg, png or webp replaces the picture taken from the broadcast. */
 export async function uploadLiveThumbnail(ctx: ScopeCtx, liveStreamId: string, request: UploadRequest) {
   const row = findLiveStream(ctx, liveStreamId);
-  const file = await receiveFile(ctx, request, MAX_THUMBNAIL_BYTES);
+  const file = await receiveThumbnail(ctx, request);
   try {
-    const head = new Uint8Array(await file.temp.blob().slice(0, 12).arrayBuffer());
-    if (!imageType(head)) {
-      throw new ApiError(400, "uploaded-file-invalid-file", "The uploaded file is not a supported image.", { name: "file", detail: "Thumbnails must be JPEG, PNG or WebP." });
-    }
     file.temp.commitSync(liveKey(row, "thumbnail"));
   } catch (err) {
     await file.temp.abort();

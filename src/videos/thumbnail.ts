@@ -8,7 +8,7 @@ import { ApiError, invalidAttribute } from "../http/errors";
 import { MediaError, runFfmpeg, type ProbeResult } from "../media/ffmpeg";
 import { thumbnailArgs, thumbnailTime } from "../media/args";
 import { parseTimecode } from "../media/timecode";
-import { receiveFile, type UploadRequest } from "../uploads/receive";
+import { receiveFile, type ReceivedFile, type UploadRequest } from "../uploads/receive";
 import { videoBody, type VideoRow } from "./body";
 import { findVideo, videoKey } from "./service";
 
@@ -27,15 +27,22 @@ function touch(app: AppContext, videoId: string, changes: Partial<VideoRow>): vo
   app.db.update(videos).set({ ...changes, updatedAt: atom(app.clock.now()) }).where(eq(videos.id, videoId)).run();
 }
 
+/** Receives an uploaded thumbnail into a temp file, refusing anything but jpeg, png or webp up to 8 MiB. */
+export async function receiveThumbnail(ctx: ScopeCtx, request: UploadRequest): Promise<ReceivedFile> {
+  const file = await receiveFile(ctx, request, MAX_THUMBNAIL_BYTES);
+  const head = new Uint8Array(await file.temp.blob().slice(0, 12).arrayBuffer());
+  if (!imageType(head)) {
+    await file.temp.abort();
+    throw new ApiError(400, "uploaded-file-invalid-file", "The uploaded file is not a supported image.", { name: "file", detail: "Thumbnails must be JPEG, PNG or WebP." });
+  }
+  return file;
+}
+
 /** POST /videos/{id}/thumbnail: stores an uploaded jpeg, png or webp as the video's thumbnail. */
 export async function uploadThumbnail(ctx: ScopeCtx, videoId: string, request: UploadRequest) {
   const row = findVideo(ctx, videoId);
-  const file = await receiveFile(ctx, request, MAX_THUMBNAIL_BYTES);
+  const file = await receiveThumbnail(ctx, request);
   try {
-    const head = new Uint8Array(await file.temp.blob().slice(0, 12).arrayBuffer());
-    if (!imageType(head)) {
-      throw new ApiError(400, "uploaded-file-invalid-file", "The uploaded file is not a supported image.", { name: "file", detail: "Thumbnails must be JPEG, PNG or WebP." });
-    }
     // Moved and recorded in one synchronous step: an automatic pick the encode job is rendering
     // checks thumbnailCustom just before replacing the file, and must not land in between.
     file.temp.commitSync(videoKey(row, "thumbnail"));
