@@ -7,3 +7,4 @@ export * from "./admin";
 export * from "./live";
 export * from "./captions";
 export * from "./summaries";
+export * from "./media-extras";

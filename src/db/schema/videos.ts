@@ -47,12 +47,23 @@ export const videos = sqliteTable(
     updatedAt: text("updated_at").notNull(),
     /** Sandbox videos are deleted 24 h after their source arrives (epoch ms). */
     expiresAt: integer("expires_at"),
+    /** JSON WatermarkPlacement given on create; burned into every rendition when the source arrives. */
+    watermark: text("watermark"),
+    /** JSON {startS, endS} given on create; the source is trimmed to it before encoding. */
+    clip: text("clip"),
+    /** Where an imported source comes from: an http(s) URL or the id of the video it copies. */
+    importFrom: text("import_from"),
+    /** Set when a delete discards instead (video restore on); the row and media stay until purgeAt. */
+    discardedAt: text("discarded_at"),
+    /** epoch ms when a discarded video is purged for good. */
+    purgeAt: integer("purge_at"),
   },
   (t) => [
     index("videos_scope").on(t.projectId, t.environment),
     index("videos_live").on(t.liveStreamId),
     index("videos_correlation").on(t.uploadCorrelation),
     index("videos_expiry").on(t.expiresAt),
+    index("videos_purge").on(t.purgeAt),
   ],
 );
 
