@@ -15,6 +15,8 @@ export interface PlayerPageOptions {
   live: boolean;
   /** A player theme (§8.1): colours plus hideTitle, enableControls, forceAutoplay, forceLoop. */
   theme?: Record<string, string | boolean>;
+  /** The theme's logo: its image URL and where a click leads (§8.1). */
+  logo?: { url: string; link: string | null };
   /** Chapters to list (from the video's chapter file): start time and title, in order. */
   chapters?: { startS: number; title: string }[];
 }
@@ -30,7 +32,7 @@ interface ClientConfig {
 
 const STYLE = `html,body{margin:0;height:100%;background:#000;overflow:hidden;font:15px/1.4 system-ui,sans-serif}
 video{position:fixed;inset:0;width:100%;height:100%;background:#000;object-fit:contain}
-#title{position:fixed;top:0;left:0;right:0;padding:12px 16px 28px;color:var(--theme-text,#fff);pointer-events:none;
+#title{position:fixed;top:0;left:0;right:0;padding:12px 16px 28px;color:var(--theme-backgroundText,#fff);pointer-events:none;
 background:linear-gradient(var(--theme-backgroundTop,rgba(0,0,0,.7)),transparent);white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 #status{position:fixed;left:50%;top:50%;transform:translate(-50%,-50%);max-width:80%;padding:12px 18px;border-radius:6px;
 color:var(--theme-text,#fff);background:var(--theme-backgroundBottom,rgba(0,0,0,.7));text-align:center;pointer-events:none}
@@ -41,6 +43,8 @@ color:var(--theme-text,#fff);background:var(--theme-backgroundBottom,rgba(0,0,0,
 #chapters li button{display:block;width:100%;padding:4px 8px;text-align:left;background:transparent}
 #chapters li button[aria-current=true]{background:var(--theme-link,rgba(255,255,255,.25))}
 #chapters time{opacity:.7;margin-right:.6em;font-variant-numeric:tabular-nums}
+#logo{position:fixed;right:12px;bottom:64px;line-height:0}
+#logo img{max-width:200px;max-height:100px}
 [hidden]{display:none!important}`;
 
 /** Renders the complete player page; every caller-provided value is escaped or JSON-encoded. */
@@ -60,7 +64,7 @@ export function renderPlayerPage(opts: PlayerPageOptions): string {
 </head><body data-state="loading">
 <video id="video" controls playsinline preload="metadata"${poster}></video>
 <div id="title"${opts.title.trim() ? "" : " hidden"}>${title}</div>
-<div id="status" role="status" aria-live="polite" hidden></div>${chapterList(chapters)}
+<div id="status" role="status" aria-live="polite" hidden></div>${chapterList(chapters)}${logoMark(opts.logo)}
 <script>${script}</script>
 </body></html>
 `;
@@ -77,6 +81,15 @@ function chapterList(chapters: { startS: number; title: string }[]): string {
   const items = chapters.map((c, i) =>
     `<li><button type="button" data-chapter="${i}"><time>${clock(c.startS)}</time>${escapeHtml(c.title)}</button></li>`).join("");
   return `\n<nav id="chapters" aria-label="Chapters"><button type="button" id="chapters-toggle" aria-expanded="false" aria-controls="chapter-list">Chapters</button><ol id="chapter-list" hidden>${items}</ol></nav>`;
+}
+
+// The theme's logo, a link (opened outside the embed) when it has one.
+function logoMark(logo: PlayerPageOptions["logo"]): string {
+  if (!logo) return "";
+  const img = `<img src="${escapeHtml(logo.url)}" alt="">`;
+  return logo.link && /^https?:\/\//i.test(logo.link)
+    ? `\n<a id="logo" href="${escapeHtml(logo.link)}" target="_blank" rel="noopener noreferrer">${img}</a>`
+    : `\n<div id="logo">${img}</div>`;
 }
 
 /** api.video's `assets.iframe` for a player URL. */
@@ -117,6 +130,7 @@ function contentSecurityPolicy(opts: PlayerPageOptions, scriptHash: string, styl
   const media = sourceOf(opts.hlsUrl);
   const hlsJs = sourceOf(opts.hlsJsUrl);
   const poster = opts.posterUrl ? sourceOf(opts.posterUrl) : null;
+  const logo = opts.logo ? sourceOf(opts.logo.url) : null;
   const list = (...s: (string | null)[]) => [...new Set(s.filter((x): x is string => x !== null))].join(" ") || "'none'";
   return [
     "default-src 'none'",
@@ -128,7 +142,7 @@ function contentSecurityPolicy(opts: PlayerPageOptions, scriptHash: string, styl
     `media-src ${list(media, "blob:")}`,
     // hls.js runs its transmuxer in a worker built from a blob: URL.
     "worker-src blob:",
-    `img-src ${list(poster)}`,
+    `img-src ${list(poster, logo)}`,
     "base-uri 'none'",
     "form-action 'none'",
   ].join("; ");

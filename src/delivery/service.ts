@@ -10,6 +10,7 @@ import { videoKey } from "../videos/service";
 import { HLS_JS_PATH } from "./hls-asset";
 import { renderPlayerPage } from "./player";
 import { recordVideoDelivery } from "../usage/record";
+import { pageTheme } from "../players/service";
 
 const SEGMENT_CACHE = "public, max-age=31536000, immutable";
 const CORS = { "access-control-allow-origin": "*", "cross-origin-resource-policy": "cross-origin" };
@@ -131,6 +132,7 @@ export async function playerPage(app: AppContext, environment: Environment, vide
     hlsJsUrl: `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}${HLS_JS_PATH}`,
     live: false,
     chapters: chapters?.chapters,
+    ...pageTheme(app, row),
   });
   return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" } });
 }

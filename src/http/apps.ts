@@ -13,6 +13,7 @@ import { webhookRoutes } from "../webhooks/routes";
 import { assetRoutes, deliveryRoutes } from "../delivery/routes";
 import { liveDeliveryRoutes } from "../live/delivery-routes";
 import { liveStreamRoutes } from "../live/routes";
+import { playerAssetRoutes, playerRoutes } from "../players/routes";
 import { tagRoutes } from "../tags/routes";
 import { uploadTokenRoutes } from "../upload-tokens/routes";
 import { uploadRoutes } from "../uploads/routes";
@@ -78,6 +79,7 @@ export function mainApi(app: AppContext, environment: Environment) {
     .use(deliveryRoutes(app, environment))
     .use(liveStreamRoutes(scoped))
     .use(liveDeliveryRoutes(app, environment))
+    .use(playerRoutes(scoped)).use(playerAssetRoutes(app, environment))
     .use(assetRoutes());
 }
 

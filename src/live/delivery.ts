@@ -7,6 +7,7 @@ import type { AppContext } from "../context";
 import { liveStreams } from "../db/schema";
 import { HLS_JS_PATH } from "../delivery/hls-asset";
 import { renderPlayerPage } from "../delivery/player";
+import { pageTheme } from "../players/service";
 import { notFound } from "../http/errors";
 import { recordDelivery, segmentSeconds } from "../usage/record";
 import { hlsKey, liveBase, liveKey, type BroadcastRow, type LiveStreamRow } from "./body";
@@ -115,6 +116,7 @@ export function livePlayerPage(app: AppContext, environment: Environment, liveSt
     posterUrl: hasPicture ? `${base}/thumbnail.jpg` : null,
     hlsJsUrl: `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}${HLS_JS_PATH}`,
     live: true,
+    ...pageTheme(app, stream),
   });
   return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" } });
 }

@@ -27,15 +27,30 @@ function touch(app: AppContext, videoId: string, changes: Partial<VideoRow>): vo
   app.db.update(videos).set({ ...changes, updatedAt: atom(app.clock.now()) }).where(eq(videos.id, videoId)).run();
 }
 
-/** Receives an uploaded thumbnail into a temp file, refusing anything but jpeg, png or webp up to 8 MiB. */
-export async function receiveThumbnail(ctx: ScopeCtx, request: UploadRequest): Promise<ReceivedFile> {
-  const file = await receiveFile(ctx, request, MAX_THUMBNAIL_BYTES);
-  const head = new Uint8Array(await file.temp.blob().slice(0, 12).arrayBuffer());
-  if (!imageType(head)) {
+export type ImageType = NonNullable<ReturnType<typeof imageType>>;
+
+/** What an uploaded image may be: its largest size, its types, and the error for any other file. */
+export interface ImageRules {
+  maxBytes: number;
+  types: readonly ImageType[];
+  refused: () => ApiError;
+}
+
+const THUMBNAIL_RULES: ImageRules = {
+  maxBytes: MAX_THUMBNAIL_BYTES,
+  types: ["image/jpeg", "image/png", "image/webp"],
+  refused: () => new ApiError(400, "uploaded-file-invalid-file", "The uploaded file is not a supported image.", { name: "file", detail: "Thumbnails must be JPEG, PNG or WebP." }),
+};
+
+/** Receives an uploaded image into a temp file, refusing what `rules` do not allow (default: thumbnails, jpeg, png or webp up to 8 MiB). */
+export async function receiveThumbnail(ctx: ScopeCtx, request: UploadRequest, rules: ImageRules = THUMBNAIL_RULES): Promise<ReceivedFile & { type: ImageType }> {
+  const file = await receiveFile(ctx, request, rules.maxBytes);
+  const type = imageType(new Uint8Array(await file.temp.blob().slice(0, 12).arrayBuffer()));
+  if (!type || !rules.types.includes(type)) {
     await file.temp.abort();
-    throw new ApiError(400, "uploaded-file-invalid-file", "The uploaded file is not a supported image.", { name: "file", detail: "Thumbnails must be JPEG, PNG or WebP." });
+    throw rules.refused();
   }
-  return file;
+  return { ...file, type };
 }
 
 /** POST /videos/{id}/thumbnail: stores an uploaded jpeg, png or webp as the video's thumbnail. */
