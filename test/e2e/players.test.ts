@@ -41,7 +41,7 @@ const logoPath = (playerId: string) => [project.projectId, "sandbox", "players",
 /** A raw multipart logo upload, for what the client cannot send. */
 const postLogo = (playerId: string, form: FormData, key = project.sandboxKey) =>
   fetch(`${app.urls.sandbox}/players/${playerId}/logo`, { method: "POST", headers: { authorization: basic(key) }, body: form });
-const formOf = (bytes: Uint8Array, name: string, link?: string) => {
+const formOf = (bytes: Uint8Array<ArrayBuffer>, name: string, link?: string) => {
   const form = new FormData();
   form.append("file", new Blob([bytes]), name);
   if (link !== undefined) form.append("link", link);
