@@ -9,6 +9,7 @@ import { deleteLogo, logoFile, uploadLogo } from "./logo";
 import { createPlayer, deletePlayer, getPlayer, listPlayers, updatePlayer } from "./service";
 import { COLOURS, FLAGS } from "./theme";
 
+// One schema per field name (the colour and flag lists live in theme.ts).
 const fields = <T>(names: readonly string[], schema: () => T) => Object.fromEntries(names.map((n) => [n, schema()])) as Record<string, T>;
 
 /** The api.video player-theme object as this server answers it. */

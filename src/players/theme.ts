@@ -2,10 +2,12 @@
 // colour is one of the CSS forms api.video documents (rgba(), rgb(), #hex) before a page applies it.
 import { invalidProblem, type Problem } from "../http/errors";
 
+/** The colour fields, in api.video's order. */
 export const COLOURS = [
   "text", "link", "linkHover", "linkActive", "trackPlayed", "trackUnplayed", "trackBackground",
   "backgroundTop", "backgroundBottom", "backgroundText",
 ] as const;
+/** The boolean fields. */
 export const FLAGS = ["enableApi", "enableControls", "forceAutoplay", "hideTitle", "forceLoop"] as const;
 
 export type Colour = (typeof COLOURS)[number];
