@@ -25,10 +25,12 @@ const LOGO_RULES: ImageRules = {
 
 const badFile = (title: string, detail: string) => new ApiError(400, "uploaded-file-invalid-file", title, { name: "file", detail });
 
-// The optional `link` field: absent or empty means no link; otherwise an http(s) URL.
+// The optional `link` field: absent or empty means no link; otherwise an http(s) URL. The official
+// Node client sends the text "undefined" when called without a link (its `typeof link !== undefined`
+// is always true), so that text means no link too.
 function logoLink(value: string | undefined): string | null {
   const link = value?.trim();
-  if (!link) return null;
+  if (!link || link === "undefined") return null;
   try {
     const url = new URL(link);
     if ((url.protocol === "http:" || url.protocol === "https:") && url.hostname && link.length <= 2048) return link;
