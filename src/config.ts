@@ -38,6 +38,9 @@ const SETTINGS = {
   adminRateLimit: { env: "VIDHOST_ADMIN_RATE_LIMIT", flag: "--admin-rate-limit", default: "10", help: "admin API requests per second per admin key" },
   sessionTtlHours: { env: "VIDHOST_SESSION_TTL_HOURS", flag: "--session-ttl-hours", default: "12", help: "how long a dashboard sign-in lasts" },
   logLevel: { env: "VIDHOST_LOG_LEVEL", flag: "--log-level", default: "info", help: "error, warn, info or debug" },
+  importTimeoutS: { env: "VIDHOST_IMPORT_TIMEOUT_S", flag: "--import-timeout-s", default: "3600", help: "time allowed to one download of a `source` URL" },
+  importIdleTimeoutS: { env: "VIDHOST_IMPORT_IDLE_TIMEOUT_S", flag: "--import-idle-timeout-s", default: "60", help: "a `source` URL download that receives nothing for this long fails (and is retried)" },
+  importAllowPrivate: { env: "VIDHOST_IMPORT_ALLOW_PRIVATE", flag: "--import-allow-private", default: "false", help: "true lets `source` URLs reach loopback, private, link-local and other internal addresses (off: refused)" },
 } as const;
 
 type SettingName = keyof typeof SETTINGS;
@@ -91,6 +94,14 @@ export interface Config {
   /** Lifetime of a dashboard session cookie. */
   sessionTtlHours: number;
   logLevel: "error" | "warn" | "info" | "debug";
+  /** Limits of `source` URL imports (imports/download.ts). */
+  importTimeoutMs: number;
+  importIdleTimeoutMs: number;
+  importAllowPrivate: boolean;
+  /** The upload ceiling (20 GiB); only tests lower it. */
+  importMaxBytes: number;
+  /** Base delay before a failed download is tried again; only tests shorten it. */
+  importRetryDelayMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -124,6 +135,13 @@ function integer(name: SettingName, raw: string, min: number, max: number): numb
     throw new ConfigError(`${SETTINGS[name].env} / ${SETTINGS[name].flag} must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return n;
+}
+
+function boolean(name: SettingName, raw: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (["true", "1", "yes", "on"].includes(v)) return true;
+  if (["false", "0", "no", "off", ""].includes(v)) return false;
+  throw new ConfigError(`${SETTINGS[name].env} / ${SETTINGS[name].flag} must be true or false, got "${raw}"`);
 }
 
 function parseRateLimits(raw: string): RateLimits {
@@ -215,5 +233,10 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
     adminRateLimit: integer("adminRateLimit", raw.adminRateLimit, 1, 1000000),
     sessionTtlHours: integer("sessionTtlHours", raw.sessionTtlHours, 1, 8760),
     logLevel: logLevel as Config["logLevel"],
+    importTimeoutMs: integer("importTimeoutS", raw.importTimeoutS, 1, 7 * 86_400) * 1000,
+    importIdleTimeoutMs: integer("importIdleTimeoutS", raw.importIdleTimeoutS, 1, 86_400) * 1000,
+    importAllowPrivate: boolean("importAllowPrivate", raw.importAllowPrivate),
+    importMaxBytes: 20 * 1024 ** 3,
+    importRetryDelayMs: 5000,
   };
 }

@@ -16,6 +16,7 @@ import { summaryHandler } from "./summaries/generate";
 import { withSpeechFollowUps } from "./transcripts/after-encoding";
 import { transcriptHandler } from "./transcripts/job";
 import { installSandboxWatermark } from "./encoding/sandbox";
+import { importHandler } from "./imports/job";
 import { JobQueue } from "./jobs/queue";
 import { finishHandler } from "./live/finish";
 import { LiveRuntime } from "./live/runtime";
@@ -68,6 +69,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   queue.register(summaryHandler(ctx));
   queue.register(transcriptHandler(ctx));
   queue.register(finishHandler(ctx));
+  queue.register(importHandler(ctx));
   // Before any listener: broadcasts the last process left behind are settled first.
   const rtmpPort = await ctx.live.start(ctx);
 

@@ -40,6 +40,8 @@ export interface TempFile {
   blob(): Blob;
   /** The same, synchronously: usable inside a database transaction. */
   commitSync(key: StorageKey): void;
+  /** Where the file is, for tools that must read it before it is committed (ffprobe checking an import). */
+  readonly localPath: string;
 }
 
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -73,6 +75,7 @@ export function localStorage(dataDir: string): Storage {
       await sink.end();
     };
     return {
+      localPath: path,
       get size() {
         return size;
       },

@@ -16,8 +16,13 @@ import { receiveFile, type ReceivedFile, type UploadRequest } from "./receive";
 export const MAX_SOURCE_BYTES = 20 * 1024 ** 3;
 const SANDBOX_RETENTION_MS = 24 * 3600 * 1000;
 
-const alreadyUploaded = () =>
-  new ApiError(400, "video-source-already-uploaded", "The video already has a source.", { name: "file", detail: "Create a new video to upload another file." });
+/** 400 for an upload to a video that has its source: uploaded, or imported from a URL or another video (§2.4). */
+const alreadyUploaded = (row: Pick<VideoRow, "sourceType">) => {
+  const [slug, title] = row.sourceType === "copy" ? ["copied", "The source of the video is already copied."]
+    : row.sourceType === "import" ? ["downloaded", "The source of the video is already downloaded."]
+    : ["uploaded", "The video already has a source."];
+  return new ApiError(400, `video-source-already-${slug}`, title, { name: "file", detail: "Create a new video to upload another file." });
+};
 
 const tooBig = () =>
   new ApiError(400, "uploaded-file-too-large", "The uploaded file is too large.", { name: "file", detail: "A video's source is limited to 20 GiB." });
@@ -39,17 +44,20 @@ function current(tx: Tx, videoId: string): VideoRow {
 /**
  * In one transaction: checks the video still exists (404) and passes `check` (which throws to
  * refuse, or returns false when there is nothing left to do), moves the source file into place,
- * marks it uploaded and queues its encode. A video deleted meanwhile gets no file and no job.
- * Returns false when `check` declined; the caller then discards its file.
+ * marks it `ingest` (uploaded, or ingested for imports) and queues its encode. A video deleted
+ * meanwhile gets no file and no job. Returns false when `check` declined; the caller then discards its file.
  */
-function sourceArrived(ctx: ScopeCtx, videoId: string, source: TempFile, filesize: number, state: UploadState | null, check: (fresh: VideoRow) => boolean): boolean {
+export function sourceArrived(
+  ctx: ScopeCtx, videoId: string, source: TempFile, filesize: number, state: UploadState | null, check: (fresh: VideoRow) => boolean,
+  ingest: "uploaded" | "ingested" = "uploaded",
+): boolean {
   const now = ctx.clock.now();
   const done = ctx.db.transaction((tx) => {
     const fresh = current(tx, videoId);
     if (!check(fresh)) return false;
     source.commitSync(videoKey(fresh, "source"));
     tx.update(videos).set({
-      ingestStatus: "uploaded",
+      ingestStatus: ingest,
       filesize,
       sourceType: fresh.sourceType ?? "upload",
       uploadState: state ? JSON.stringify(state) : null,
@@ -97,7 +105,7 @@ async function storePlain(ctx: ScopeCtx, row: VideoRow, file: ReceivedFile) {
   }
   // Checked again against the freshest row: a concurrent upload or a ranged one may have started since preflight.
   sourceArrived(ctx, row.id, file.temp, file.size, null, (fresh) => {
-    if (hasSource(fresh)) throw alreadyUploaded();
+    if (hasSource(fresh)) throw alreadyUploaded(fresh);
     checkPlainUpload(stateOf(fresh));
     return true;
   });
@@ -121,7 +129,7 @@ async function storeChunk(ctx: ScopeCtx, row: VideoRow, range: ContentRange, fil
       if (isComplete(state) && !hasSource(fresh)) completed = state;
       return;
     }
-    if (hasSource(fresh)) throw alreadyUploaded();
+    if (hasSource(fresh)) throw alreadyUploaded(fresh);
     checkRangeHeader(state, range);
     checkChunkSize(state, range, file.size);
     const next = recordChunk(state, range, file.size);
@@ -142,7 +150,7 @@ export async function storeUpload(ctx: ScopeCtx, row: VideoRow, range: ContentRa
   try {
     if (range) await storeChunk(ctx, row, range, file);
     else {
-      if (hasSource(row)) throw alreadyUploaded();
+      if (hasSource(row)) throw alreadyUploaded(row);
       await storePlain(ctx, row, file);
     }
   } catch (err) {
@@ -155,14 +163,14 @@ export async function storeUpload(ctx: ScopeCtx, row: VideoRow, range: ContentRa
 /** Validates the Content-Range header (if any) before any byte of the body is read. */
 export function preflight(row: VideoRow, contentRange: string | null): ContentRange | null {
   if (!contentRange) {
-    if (hasSource(row)) throw alreadyUploaded();
+    if (hasSource(row)) throw alreadyUploaded(row);
     checkPlainUpload(stateOf(row));
     return null;
   }
   const range = parseContentRange(contentRange);
   const state = stateOf(row);
   if (!isDuplicateChunk(state, range)) {
-    if (hasSource(row)) throw alreadyUploaded();
+    if (hasSource(row)) throw alreadyUploaded(row);
     checkRangeHeader(state, range);
   }
   return range;

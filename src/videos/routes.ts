@@ -3,6 +3,7 @@ import { paginationSchema } from "../http/pagination";
 import { streamedBody } from "../http/app";
 import { apiErrors, errorBody } from "../http/schemas";
 import type { ScopePlugin } from "../http/scope";
+import { importVideo } from "../imports/service";
 import { uploadSource } from "../uploads/service";
 import { listVideos } from "./list";
 import { parseVideoQuery } from "./query";
@@ -26,9 +27,17 @@ export function videoRoutes(scoped: ScopePlugin) {
     .use(scoped)
     .use(streamedBody())
     .post("", ({ scope, body, set }) => {
+      // With `source` the file is fetched in the background: 202, like api.video.
+      if (body.source !== undefined) {
+        set.status = 202;
+        return importVideo(scope, { ...body, source: body.source });
+      }
       set.status = 201;
       return createVideo(scope, body);
-    }, { body: videoCreation, response: { 201: videoSchema, ...apiErrors, 409: errorBody }, detail: { summary: "Create a video container", tags: ["Videos"] } })
+    }, {
+      body: videoCreation, response: { 201: videoSchema, 202: videoSchema, ...apiErrors, 409: errorBody },
+      detail: { summary: "Create a video container, or with `source` import a URL or copy a video (202)", tags: ["Videos"] },
+    })
     .get("", ({ scope, request }) => listVideos(scope, { url: request.url, ...parseVideoQuery(request.url, { search: false }) }), {
       query: listQuery, response: list,
       detail: { summary: "List videos (title, description, tags[], metadata[key], liveStreamId, sortBy, sortOrder)", tags: ["Videos"] },

@@ -47,7 +47,12 @@ const videoFields = {
   transcriptSummaryAttributes: t.Optional(stringList),
 };
 
-export const videoCreation = t.Object({ title: t.String({ minLength: 1, error: "This attribute must be a non-empty string." }), ...videoFields }, { additionalProperties: false });
+export const videoCreation = t.Object({
+  title: t.String({ minLength: 1, error: "This attribute must be a non-empty string." }),
+  ...videoFields,
+  // A URL to download or the videoId of a video to copy (imports/); the answer is then 202.
+  source: t.Optional(t.String({ maxLength: 2048, error: "This attribute must be an http(s) URL or a videoId of this project." })),
+}, { additionalProperties: false });
 export const videoUpdate = t.Object({ title: t.Optional(t.String({ minLength: 1, error: "This attribute must be a non-empty string." })), ...videoFields }, { additionalProperties: false });
 
 const nullableNumber = t.Nullable(t.Number());

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { atom } from "../clock";
 import type { AppContext, ScopeCtx } from "../context";
 import { jobs, videos } from "../db/schema";
@@ -9,6 +9,8 @@ import { languageProblem } from "./languages";
 import { afterVideoSaved, checkVideoUpdate } from "../summaries/video-hooks";
 
 export const ENCODE_JOB = "video.encode";
+/** Downloads or copies the source given as `source` on create (imports/job.ts). */
+export const IMPORT_JOB = "video.import";
 
 export interface VideoInput {
   title?: string;
@@ -23,6 +25,8 @@ export interface VideoInput {
   transcript?: boolean;
   transcriptSummary?: boolean;
   transcriptSummaryAttributes?: string[];
+  /** Create only: a URL to download or a videoId to copy (imports/service.ts). */
+  source?: string;
 }
 
 const inScope = (ctx: ScopeCtx) => and(eq(videos.projectId, ctx.projectId), eq(videos.environment, ctx.environment));
@@ -84,9 +88,9 @@ export function insertVideo(ctx: ScopeCtx, input: VideoInput & { title: string }
   return findVideo(ctx, row.id);
 }
 
-/** POST /videos: creates a video container waiting for its source; `transcript` and `transcriptSummary` start a transcript and a summary. */
-export function createVideo(ctx: ScopeCtx, input: VideoInput & { title: string }) {
-  const row = insertVideo(ctx, input);
+/** POST /videos: creates a video container waiting for its source (`extra` columns: an import's); `transcript` and `transcriptSummary` start a transcript and a summary. */
+export function createVideo(ctx: ScopeCtx, input: VideoInput & { title: string }, extra: Partial<VideoRow> = {}) {
+  const row = insertVideo(ctx, input, extra);
   afterVideoSaved(ctx, null, row, input);
   return videoBody(ctx, row);
 }
@@ -115,11 +119,11 @@ export async function deleteVideo(ctx: ScopeCtx, videoId: string): Promise<void>
   await removeVideo(ctx, findVideo(ctx, videoId));
 }
 
-/** Shared by the API and the sandbox purge: cancels encodes, deletes the row, then the files. */
+/** Shared by the API and the sandbox purge: cancels imports and encodes, deletes the row, then the files. */
 export async function removeVideo(app: AppContext, row: VideoRow): Promise<void> {
-  app.queue.cancel(ENCODE_JOB, (payload) => (payload as { videoId?: string }).videoId === row.id);
+  for (const kind of [ENCODE_JOB, IMPORT_JOB]) app.queue.cancel(kind, (payload) => (payload as { videoId?: string }).videoId === row.id);
   app.db.transaction((tx) => {
-    tx.delete(jobs).where(and(eq(jobs.kind, ENCODE_JOB), sql`json_extract(${jobs.payload}, '$.videoId') = ${row.id}`)).run();
+    tx.delete(jobs).where(and(inArray(jobs.kind, [ENCODE_JOB, IMPORT_JOB]), sql`json_extract(${jobs.payload}, '$.videoId') = ${row.id}`)).run();
     tx.delete(videos).where(eq(videos.id, row.id)).run();
   });
   await app.storage.delete(videoKey(row));
