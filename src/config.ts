@@ -41,6 +41,8 @@ const SETTINGS = {
   importTimeoutS: { env: "VIDHOST_IMPORT_TIMEOUT_S", flag: "--import-timeout-s", default: "3600", help: "time allowed to one download of a `source` URL" },
   importIdleTimeoutS: { env: "VIDHOST_IMPORT_IDLE_TIMEOUT_S", flag: "--import-idle-timeout-s", default: "60", help: "a `source` URL download that receives nothing for this long fails (and is retried)" },
   importAllowPrivate: { env: "VIDHOST_IMPORT_ALLOW_PRIVATE", flag: "--import-allow-private", default: "false", help: "true lets `source` URLs reach loopback, private, link-local and other internal addresses (off: refused)" },
+  privateTokenTtlHours: { env: "VIDHOST_PRIVATE_TOKEN_TTL_HOURS", flag: "--private-token-ttl-hours", default: "24", help: "how long an unused private-media token stays valid" },
+  videoRestore: { env: "VIDHOST_VIDEO_RESTORE", flag: "--video-restore", default: "false", help: "true: DELETE /videos/{id} discards (restorable for 90 days via /discarded/videos); false: deletes for good" },
 } as const;
 
 type SettingName = keyof typeof SETTINGS;
@@ -102,6 +104,10 @@ export interface Config {
   importMaxBytes: number;
   /** Base delay before a failed download is tried again; only tests shorten it. */
   importRetryDelayMs: number;
+  /** Lifetime of an unused single-use token of a private video or live stream. */
+  privateTokenTtlHours: number;
+  /** api.video's Video Restore: deletes discard for 90 days instead of deleting. */
+  videoRestore: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -238,5 +244,7 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
     importAllowPrivate: boolean("importAllowPrivate", raw.importAllowPrivate),
     importMaxBytes: 20 * 1024 ** 3,
     importRetryDelayMs: 5000,
+    privateTokenTtlHours: integer("privateTokenTtlHours", raw.privateTokenTtlHours, 1, 8760),
+    videoRestore: boolean("videoRestore", raw.videoRestore),
   };
 }

@@ -1,9 +1,11 @@
 // Public delivery of captions and chapters (no key, like the rest of /vod): the WebVTT files at
 // their `src`, and each caption as an HLS subtitle rendition listed in the master playlist.
 import { and, asc, eq } from "drizzle-orm";
+import { settle, type Access } from "../private/access";
+import { withSession } from "../private/playlist";
 import type { Environment } from "../config";
 import type { AppContext } from "../context";
-import { captions, chapters, renditions, videos } from "../db/schema";
+import { captions, chapters, renditions } from "../db/schema";
 import { SANDBOX_LIMIT_S } from "../encoding/sandbox";
 import { notFound } from "../http/errors";
 import type { ProbeResult } from "../media/probe-parse";
@@ -14,6 +16,7 @@ import { nativeName } from "./languages";
 import { firstPts } from "./mpegts";
 import { captionKey, videoCaptions } from "./service";
 import { withTimestampMap } from "./vtt";
+import { deliverable } from "../delivery/service";
 
 const CORS = { "access-control-allow-origin": "*", "cross-origin-resource-policy": "cross-origin" };
 const VTT = "text/vtt; charset=utf-8";
@@ -22,12 +25,6 @@ const M3U8 = "application/vnd.apple.mpegurl";
 const CACHE = "public, max-age=60";
 const FILE = /^([A-Za-z0-9-]+)\.(vtt|m3u8|hls\.vtt)$/;
 const GROUP = "subs";
-
-function deliverable(app: AppContext, environment: Environment, videoId: string): VideoRow {
-  const row = app.db.select().from(videos).where(and(eq(videos.id, videoId), eq(videos.environment, environment))).get();
-  if (!row) throw notFound("videoId");
-  return row;
-}
 
 /** Seconds the delivered video lasts (the sandbox serves at most its first 30 s). */
 function deliveredDuration(row: VideoRow): number {
@@ -68,12 +65,13 @@ async function segmentStartPts(app: AppContext, row: VideoRow): Promise<number |
 }
 
 /** `/vod/{id}/captions/{lang}.vtt` (the file as uploaded), `{lang}.m3u8` (its HLS subtitle playlist) and `{lang}.hls.vtt` (the file with its MPEG-TS timestamp map). */
-export async function captionFile(app: AppContext, environment: Environment, videoId: string, file: string): Promise<Response> {
-  const row = deliverable(app, environment, videoId);
+export async function captionFile(app: AppContext, environment: Environment, videoId: string, file: string, access: Access): Promise<Response> {
+  const { row, pass } = deliverable(app, environment, videoId, access);
   const m = FILE.exec(file);
   const caption = m && app.db.select().from(captions).where(and(eq(captions.videoId, videoId), eq(captions.language, m[1]))).get();
   const blob = caption ? app.storage.get(captionKey(row, caption.language)) : null;
   if (!m || !blob) throw notFound("file");
+  const session = settle(app, pass, false);
   if (m[2] === "vtt") return new Response(blob, { headers: { ...CORS, "content-type": VTT, "cache-control": CACHE } });
   if (m[2] === "hls.vtt") {
     const pts = await segmentStartPts(app, row);
@@ -91,15 +89,19 @@ export async function captionFile(app: AppContext, environment: Environment, vid
     `${m[1]}.hls.vtt`,
     "#EXT-X-ENDLIST",
   ];
-  return new Response(playlist.join("\n") + "\n", { headers: { ...CORS, "content-type": M3U8, "cache-control": CACHE } });
+  const text = playlist.join("\n") + "\n";
+  // A private video's subtitle playlist hands its session on to the WebVTT file.
+  if (session) return new Response(withSession(text, `/vod/${row.id}/captions/${file}`, session), { headers: { ...CORS, "content-type": M3U8, "cache-control": "private, no-cache" } });
+  return new Response(text, { headers: { ...CORS, "content-type": M3U8, "cache-control": CACHE } });
 }
 
 /** `/vod/{id}/chapters/{lang}.vtt`: the chapter file as uploaded. */
-export function chapterFile(app: AppContext, environment: Environment, videoId: string, file: string): Response {
-  const row = deliverable(app, environment, videoId);
+export function chapterFile(app: AppContext, environment: Environment, videoId: string, file: string, access: Access): Response {
+  const { row, pass } = deliverable(app, environment, videoId, access);
   const m = /^([A-Za-z0-9-]+)\.vtt$/.exec(file);
   const chapter = m && app.db.select().from(chapters).where(and(eq(chapters.videoId, videoId), eq(chapters.language, m[1]))).get();
   const blob = chapter ? app.storage.get(chapterKey(row, chapter.language)) : null;
   if (!blob) throw notFound("file");
+  settle(app, pass, false);
   return new Response(blob, { headers: { ...CORS, "content-type": VTT, "cache-control": CACHE } });
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Environment } from "../config";
 import type { AppContext } from "../context";
 import { renditions, videos } from "../db/schema";
@@ -11,20 +11,29 @@ import { HLS_JS_PATH } from "./hls-asset";
 import { renderPlayerPage } from "./player";
 import { recordVideoDelivery } from "../usage/record";
 import { pageTheme } from "../players/service";
+import { admit, settle, type Access, type Pass } from "../private/access";
+import { withSession } from "../private/playlist";
 
 const SEGMENT_CACHE = "public, max-age=31536000, immutable";
 const CORS = { "access-control-allow-origin": "*", "cross-origin-resource-policy": "cross-origin" };
 
-/** Delivery serves by id alone (players hold no key), but only on the video's own environment's listener. */
-function deliverable(app: AppContext, environment: Environment, videoId: string): VideoRow {
-  const row = app.db.select().from(videos).where(and(eq(videos.id, videoId), eq(videos.environment, environment))).get();
-  if (!row) throw notFound("videoId");
-  return row;
+/**
+ * Delivery serves by id alone (players hold no key), but only on the video's own environment's
+ * listener, never a discarded video, and a private one only to a token or `avh` session holder.
+ */
+export function deliverable(app: AppContext, environment: Environment, videoId: string, access: Access, name = "videoId"): { row: VideoRow; pass: Pass } {
+  const row = app.db.select().from(videos).where(and(eq(videos.id, videoId), eq(videos.environment, environment), isNull(videos.discardedAt))).get();
+  if (!row) throw notFound(name);
+  return { row, pass: admit(app, row, access, name) };
 }
 
-/** The master playlist lists only encoded renditions; 202 with an empty body until the first one. */
-export function masterPlaylist(app: AppContext, environment: Environment, videoId: string): Response {
-  const row = deliverable(app, environment, videoId);
+/**
+ * The master playlist lists only encoded renditions; 202 with an empty body until the first one
+ * (a token is not spent on a 202). A private video's URIs carry the session, opened here when the
+ * request came with a token.
+ */
+export function masterPlaylist(app: AppContext, environment: Environment, videoId: string, access: Access): Response {
+  const { row, pass } = deliverable(app, environment, videoId, access);
   const encoded = app.db.select().from(renditions)
     .where(and(eq(renditions.videoId, videoId), eq(renditions.type, "hls"), eq(renditions.status, "encoded")))
     .orderBy(asc(renditions.position)).all();
@@ -36,7 +45,9 @@ export function masterPlaylist(app: AppContext, environment: Environment, videoI
     lines.push(`#EXT-X-STREAM-INF:BANDWIDTH=${r.bandwidth},RESOLUTION=${r.width}x${r.height}${r.codecs ? `,CODECS="${r.codecs}"` : ""},NAME="${r.quality}"${subtitles.group ? `,SUBTITLES="${subtitles.group}"` : ""}`);
     lines.push(`${r.quality}/index.m3u8`);
   }
-  return new Response(lines.join("\n") + "\n", {
+  const session = settle(app, pass, true);
+  const text = lines.join("\n") + "\n";
+  return new Response(session ? withSession(text, `/vod/${row.id}/hls/manifest.m3u8`, session) : text, {
     headers: { ...CORS, "content-type": "application/vnd.apple.mpegurl", "cache-control": "no-cache" },
   });
 }
@@ -44,14 +55,21 @@ export function masterPlaylist(app: AppContext, environment: Environment, videoI
 const MEDIA_TYPES: Record<string, string> = { m3u8: "application/vnd.apple.mpegurl", ts: "video/mp2t", m4s: "video/iso.segment", mp4: "video/mp4", aac: "audio/aac" };
 
 /** A rendition's playlist or segment; segments never change once written, so they cache forever. */
-export function renditionFile(app: AppContext, environment: Environment, videoId: string, quality: string, file: string): Response {
-  const row = deliverable(app, environment, videoId);
+export async function renditionFile(app: AppContext, environment: Environment, videoId: string, quality: string, file: string, access: Access): Promise<Response> {
+  const { row, pass } = deliverable(app, environment, videoId, access);
   const rendition = app.db.select().from(renditions)
     .where(and(eq(renditions.videoId, videoId), eq(renditions.type, "hls"), eq(renditions.quality, quality), eq(renditions.status, "encoded"))).get();
   const ext = /^[A-Za-z0-9_-]+\.([a-z0-9]+)$/.exec(file)?.[1];
   const blob = rendition && ext && MEDIA_TYPES[ext] ? app.storage.get(videoKey(row, "hls", quality, file)) : null;
   if (!blob) throw notFound("file");
+  const session = settle(app, pass, false);
   recordVideoDelivery(app, row, { hls: { quality, file } });
+  if (session && ext === "m3u8") {
+    // Private: the segment URIs must carry the session too; such a playlist is per viewer.
+    return new Response(withSession(await blob.text(), `/vod/${row.id}/hls/${quality}/${file}`, session), {
+      headers: { ...CORS, "content-type": MEDIA_TYPES.m3u8, "cache-control": "private, no-cache" },
+    });
+  }
   return new Response(blob, {
     headers: { ...CORS, "content-type": MEDIA_TYPES[ext!], "cache-control": ext === "m3u8" ? "public, max-age=60" : SEGMENT_CACHE },
   });
@@ -93,14 +111,15 @@ export function attachment(title: string, fallback: string): string {
 }
 
 /** The MP4 with Range support; `dl` forces a download named after the title. */
-export function mp4File(app: AppContext, environment: Environment, videoId: string, rangeHeader: string | null, download: boolean): Response {
-  const row = deliverable(app, environment, videoId);
+export function mp4File(app: AppContext, environment: Environment, videoId: string, rangeHeader: string | null, download: boolean, access: Access): Response {
+  const { row, pass } = deliverable(app, environment, videoId, access);
   const mp4 = app.db.select().from(renditions).where(and(eq(renditions.videoId, videoId), eq(renditions.type, "mp4"), eq(renditions.status, "encoded"))).get();
   const blob = row.mp4Support && mp4 ? app.storage.get(videoKey(row, "mp4", "source.mp4")) : null;
   if (!blob) throw notFound("videoId");
   const headers: Record<string, string> = { ...CORS, "content-type": "video/mp4", "accept-ranges": "bytes", "cache-control": "public, max-age=3600" };
   if (download) headers["content-disposition"] = attachment(row.title, row.id);
   const range = byteRange(rangeHeader, blob.size);
+  if (range !== "invalid") settle(app, pass, false);
   if (range !== "invalid") recordVideoDelivery(app, row, { mp4: { bytes: range ? range.end - range.start + 1 : blob.size, size: blob.size } });
   if (range === "invalid") return new Response(null, { status: 416, headers: { ...headers, "content-range": `bytes */${blob.size}` } });
   if (!range) return new Response(blob, { headers });
@@ -111,28 +130,41 @@ export function mp4File(app: AppContext, environment: Environment, videoId: stri
 }
 
 /** The thumbnail (uploaded or picked), with its real image type. */
-export async function thumbnailFile(app: AppContext, environment: Environment, videoId: string): Promise<Response> {
-  const row = deliverable(app, environment, videoId);
+export async function thumbnailFile(app: AppContext, environment: Environment, videoId: string, access: Access): Promise<Response> {
+  const { row, pass } = deliverable(app, environment, videoId, access);
   const blob = row.hasThumbnail ? app.storage.get(videoKey(row, "thumbnail")) : null;
   if (!blob) throw notFound("videoId");
+  settle(app, pass, false);
   const head = new Uint8Array(await blob.slice(0, 12).arrayBuffer());
   const type = head[0] === 0x89 ? "image/png" : head[0] === 0x52 ? "image/webp" : "image/jpeg";
   return new Response(blob, { headers: { ...CORS, "content-type": type, "cache-control": "public, max-age=60" } });
 }
 
-/** The embeddable player page for a video. */
-export async function playerPage(app: AppContext, environment: Environment, videoId: string): Promise<Response> {
-  const row = deliverable(app, environment, videoId);
+/**
+ * The embeddable player page for a video. A private video's page (`?token=`) spends the token and
+ * hands its own fetches (manifest, possibly several times, and poster) one `avh` session.
+ */
+export async function playerPage(app: AppContext, environment: Environment, videoId: string, access: Access): Promise<Response> {
+  const { row, pass } = deliverable(app, environment, videoId, access);
   const chapters = await playerChapters(app, row);
   const base = vodBase(app, environment, videoId);
+  const session = settle(app, pass, true);
+  const signed = (url: string) => (session ? `${url}?avh=${session}` : url);
   const html = renderPlayerPage({
     title: row.title,
-    hlsUrl: `${base}/hls/manifest.m3u8`,
-    posterUrl: row.hasThumbnail ? `${base}/thumbnail.jpg` : null,
+    hlsUrl: signed(`${base}/hls/manifest.m3u8`),
+    posterUrl: row.hasThumbnail ? signed(`${base}/thumbnail.jpg`) : null,
     hlsJsUrl: `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}${HLS_JS_PATH}`,
     live: false,
     chapters: chapters?.chapters,
     ...pageTheme(app, row),
   });
-  return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" } });
+  return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": session ? "private, no-store" : "no-cache" } });
+}
+
+/** GET /vod/{id}/token/{token}/session: spends the token for a 24-hour `avh` session. */
+export function privateSession(app: AppContext, environment: Environment, videoId: string, access: Access) {
+  const { pass } = deliverable(app, environment, videoId, access);
+  if (!pass.private || !access.token) throw notFound("videoId");
+  return { session_token: settle(app, pass, !access.head) ?? "" };
 }

@@ -19,6 +19,7 @@ import { uploadTokenRoutes } from "../upload-tokens/routes";
 import { uploadRoutes } from "../uploads/routes";
 import { usageRoutes } from "../usage/routes";
 import { videoRoutes } from "../videos/routes";
+import { discardedVideoRoutes } from "../videos/discarded-routes";
 import { requireAdmin } from "./admin-auth";
 import { baseApp } from "./app";
 import { tooManyRequests } from "./errors";
@@ -70,6 +71,7 @@ export function mainApi(app: AppContext, environment: Environment) {
     .use(authRoutes(app, environment))
     .use(webhookRoutes(scoped))
     .use(videoRoutes(scoped))
+    .use(discardedVideoRoutes(scoped))
     .use(captionRoutes(scoped))
     .use(chapterRoutes(scoped))
     .use(summaryRoutes(scoped))

@@ -3,6 +3,8 @@ import type { AppContext } from "../context";
 import { deleteDueProjects } from "../projects/deletion";
 import { snapshotHosting } from "../usage/hosting";
 import { purgeExpiredVideos } from "../videos/purge";
+import { purgeDiscardedVideos } from "../videos/discarded";
+import { prunePrivateAccess } from "../private/tokens";
 
 /** Periodic housekeeping; returns a stop function for shutdown. */
 export function startSchedules(app: AppContext): () => void {
@@ -19,6 +21,12 @@ export function startSchedules(app: AppContext): () => void {
     // Hosting usage per day: at minute 59 of every hour, so each UTC day's last figure is taken at 23:59.
     new Cron("59 * * * *", { timezone: "Etc/UTC", catch: (err) => app.log.error("hosting snapshot failed", { error: String(err) }) }, () => {
       snapshotHosting(app);
+    }),
+    // Discarded videos (Video Restore) go 90 days after the delete; and every read of a private
+    // video mints tokens, so spent and expired tokens and sessions are pruned on the same sweep.
+    new Cron("17 * * * *", { protect: true, catch: (err) => app.log.error("discard purge failed", { error: String(err) }) }, async () => {
+      await purgeDiscardedVideos(app);
+      prunePrivateAccess(app);
     }),
   ];
   return () => jobs.forEach((job) => job.stop());

@@ -2,6 +2,7 @@ import type { Environment } from "../config";
 import type { AppContext } from "../context";
 import type { liveBroadcasts, liveStreams } from "../db/schema";
 import { iframeSnippet } from "../delivery/player";
+import { mintToken } from "../private/tokens";
 
 export type LiveStreamRow = typeof liveStreams.$inferSelect;
 export type BroadcastRow = typeof liveBroadcasts.$inferSelect;
@@ -34,20 +35,30 @@ export function ingestUrl(app: Pick<AppContext, "urls">, streamKey: string): str
   return `${app.urls.rtmp}/s/${streamKey}`;
 }
 
-/** The api.video live-stream object; assets point at this server. */
-export function liveStreamBody(app: Pick<AppContext, "urls">, row: LiveStreamRow) {
+/**
+ * A live stream's asset URLs; a private one's carry fresh single-use tokens like a private
+ * video's: `{base}?token=T`, `{base}/token/{T}/hls/manifest.m3u8`, `{base}/token/{T}/thumbnail.jpg`.
+ */
+function liveAssets(app: Pick<AppContext, "urls" | "db" | "clock" | "config">, row: LiveStreamRow) {
   const base = liveBase(app, row.environment, row.id);
+  if (row.public) return { hls: `${base}.m3u8`, iframe: iframeSnippet(base), player: base, thumbnail: `${base}/thumbnail.jpg` };
+  const player = `${base}?token=${mintToken(app, row.id)}`;
+  return {
+    hls: `${base}/token/${mintToken(app, row.id)}/hls/manifest.m3u8`,
+    iframe: iframeSnippet(player),
+    player,
+    thumbnail: `${base}/token/${mintToken(app, row.id)}/thumbnail.jpg`,
+  };
+}
+
+/** The api.video live-stream object; assets point at this server. */
+export function liveStreamBody(app: Pick<AppContext, "urls" | "db" | "clock" | "config">, row: LiveStreamRow) {
   return {
     liveStreamId: row.id,
     name: row.name,
     streamKey: row.streamKey,
     public: row.public,
-    assets: {
-      hls: `${base}.m3u8`,
-      iframe: iframeSnippet(base),
-      player: base,
-      thumbnail: `${base}/thumbnail.jpg`,
-    },
+    assets: liveAssets(app, row),
     playerId: row.playerId,
     broadcasting: row.broadcasting,
     restreams: JSON.parse(row.restreams) as Restream[],

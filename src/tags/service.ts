@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { ScopeCtx } from "../context";
 import { videos } from "../db/schema";
 import { paginate, type Page } from "../http/pagination";
@@ -12,7 +12,7 @@ export function listTags(ctx: ScopeCtx, input: { url: string; page: Page; value?
   const counts = ctx.db
     .select({ value: sql<string>`j.value`, videoCount: sql<number>`count(*)` })
     .from(sql`${videos}, json_each(${videos.tags}) j`)
-    .where(and(eq(videos.projectId, ctx.projectId), eq(videos.environment, ctx.environment)))
+    .where(and(eq(videos.projectId, ctx.projectId), eq(videos.environment, ctx.environment), isNull(videos.discardedAt)))
     .groupBy(sql`j.value`).all();
   const needle = input.value ? fold(input.value) : "";
   const sign = input.sortOrder === "desc" ? -1 : 1;

@@ -2,6 +2,7 @@ import type { Environment } from "../config";
 import type { AppContext } from "../context";
 import type { videos } from "../db/schema";
 import { iframeSnippet } from "../delivery/player";
+import { mintToken } from "../private/tokens";
 
 export type VideoRow = typeof videos.$inferSelect;
 
@@ -10,16 +11,31 @@ export function vodBase(app: Pick<AppContext, "urls">, environment: Environment,
   return `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}/vod/${videoId}`;
 }
 
-/** The api.video video object; assets point at this server. */
-export function videoBody(app: Pick<AppContext, "urls">, row: VideoRow) {
+const isoDate = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}+00:00`;
+
+/**
+ * A video's asset URLs. A private video's carry fresh single-use tokens (minted on every answer,
+ * one per asset so a client may use each once): `{base}?token=T` and `{base}/token/{T}/…`.
+ */
+export function videoAssets(app: Pick<AppContext, "urls" | "db" | "clock" | "config">, row: VideoRow) {
   const base = vodBase(app, row.environment, row.id);
+  const at = (path: string) => (row.public ? `${base}/${path}` : `${base}/token/${mintToken(app, row.id)}/${path}`);
+  const player = row.public ? base : `${base}?token=${mintToken(app, row.id)}`;
   const assets: { iframe: string; player: string; hls: string; thumbnail: string; mp4?: string } = {
-    iframe: iframeSnippet(base),
-    player: base,
-    hls: `${base}/hls/manifest.m3u8`,
-    thumbnail: `${base}/thumbnail.jpg`,
+    iframe: iframeSnippet(player),
+    player,
+    hls: at("hls/manifest.m3u8"),
+    thumbnail: at("thumbnail.jpg"),
   };
-  if (row.mp4Support) assets.mp4 = `${base}/mp4/source.mp4`;
+  if (row.mp4Support) assets.mp4 = at("mp4/source.mp4");
+  return assets;
+}
+
+/** The api.video video object; assets point at this server (null once discarded). */
+export function videoBody(app: Pick<AppContext, "urls" | "db" | "clock" | "config">, row: VideoRow) {
+  const discarded = row.discardedAt !== null;
+  // A discarded sandbox video still goes at its 24 hours if that comes first.
+  const deletesAt = Math.min(row.expiresAt ?? Infinity, discarded ? row.purgeAt ?? Infinity : Infinity);
   const source: { uri: string; type?: string; liveStream?: { liveStreamId: string; links: { rel: string; uri: string }[] } } = { uri: `/videos/${row.id}/source` };
   if (row.sourceType) source.type = row.sourceType;
   if (row.liveStreamId) {
@@ -35,15 +51,15 @@ export function videoBody(app: Pick<AppContext, "urls">, row: VideoRow) {
     description: row.description,
     publishedAt: row.createdAt,
     updatedAt: row.updatedAt,
-    discardedAt: null as string | null,
-    deletesAt: row.expiresAt ? `${new Date(row.expiresAt).toISOString().slice(0, 19)}+00:00` : null,
-    discarded: false,
+    discardedAt: row.discardedAt,
+    deletesAt: Number.isFinite(deletesAt) ? isoDate(deletesAt) : null,
+    discarded,
     language: row.language,
     languageOrigin: row.languageOrigin,
     tags: JSON.parse(row.tags) as string[],
     metadata: JSON.parse(row.metadata) as { key: string; value: string }[],
     source,
-    assets,
+    assets: discarded ? null : videoAssets(app, row),
     playerId: row.playerId,
     public: row.public,
     panoramic: row.panoramic,

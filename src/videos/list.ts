@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNotNull, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { ScopeCtx } from "../context";
 import { videos } from "../db/schema";
 import { offsetOf, paginate, type Page } from "../http/pagination";
@@ -7,8 +7,8 @@ import type { VideoFilters } from "./query";
 
 const contains = (column: SQLWrapper, text: string) => sql`instr(lower(${column}), lower(${text})) > 0`;
 
-function conditions(ctx: ScopeCtx, f: VideoFilters): SQL[] {
-  const where: SQL[] = [eq(videos.projectId, ctx.projectId), eq(videos.environment, ctx.environment)];
+function conditions(ctx: ScopeCtx, f: VideoFilters, discarded: boolean): SQL[] {
+  const where: SQL[] = [eq(videos.projectId, ctx.projectId), eq(videos.environment, ctx.environment), discarded ? isNotNull(videos.discardedAt) : isNull(videos.discardedAt)];
   if (f.title) where.push(contains(videos.title, f.title));
   if (f.description) where.push(contains(videos.description, f.description));
   if (f.liveStreamId) where.push(eq(videos.liveStreamId, f.liveStreamId));
@@ -26,9 +26,9 @@ function conditions(ctx: ScopeCtx, f: VideoFilters): SQL[] {
 
 const SORT_COLUMNS = { title: videos.title, createdAt: videos.createdAt, publishedAt: videos.createdAt, updatedAt: videos.updatedAt };
 
-/** GET /videos and /videos/search: filtered, sorted, paginated. */
-export function listVideos(ctx: ScopeCtx, input: { url: string; filters: VideoFilters; page: Page }) {
-  const where = and(...conditions(ctx, input.filters));
+/** GET /videos, /videos/search and (with `discarded`) /discarded/videos: filtered, sorted, paginated. */
+export function listVideos(ctx: ScopeCtx, input: { url: string; filters: VideoFilters; page: Page; discarded?: boolean }) {
+  const where = and(...conditions(ctx, input.filters, input.discarded ?? false));
   const total = ctx.db.select({ n: count() }).from(videos).where(where).get()!.n;
   const order = input.filters.sortOrder === "desc" ? desc : asc;
   const rows = ctx.db.select().from(videos).where(where)

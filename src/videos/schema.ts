@@ -22,7 +22,8 @@ export const videoSchema = t.Object({
     type: t.Optional(t.String()),
     liveStream: t.Optional(t.Object({ liveStreamId: t.String(), links: t.Array(t.Object({ rel: t.String(), uri: t.String() })) })),
   }),
-  assets: t.Object({ iframe: t.String(), player: t.String(), hls: t.String(), thumbnail: t.String(), mp4: t.Optional(t.String()) }),
+  /** null while discarded. */
+  assets: t.Nullable(t.Object({ iframe: t.String(), player: t.String(), hls: t.String(), thumbnail: t.String(), mp4: t.Optional(t.String()) })),
   playerId: nullableString,
   public: t.Boolean(),
   panoramic: t.Boolean(),

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { atom } from "../clock";
 import type { AppContext, ScopeCtx } from "../context";
 import { jobs, videos } from "../db/schema";
@@ -35,9 +35,9 @@ const inScope = (ctx: ScopeCtx) => and(eq(videos.projectId, ctx.projectId), eq(v
 export const videoKey = (row: Pick<VideoRow, "projectId" | "environment" | "id">, ...rest: string[]) =>
   [row.projectId, row.environment, "videos", row.id, ...rest] as const;
 
-/** The video row of this scope, or 404 naming `videoId` (another project's id looks unknown). */
+/** The video row of this scope, or 404 naming `videoId` (another project's id, or a discarded one, looks unknown). */
 export function findVideo(ctx: ScopeCtx, videoId: string): VideoRow {
-  const row = ctx.db.select().from(videos).where(and(inScope(ctx), eq(videos.id, videoId))).get();
+  const row = ctx.db.select().from(videos).where(and(inScope(ctx), eq(videos.id, videoId), isNull(videos.discardedAt))).get();
   if (!row) throw notFound("videoId");
   return row;
 }
@@ -114,9 +114,19 @@ export function updateVideo(ctx: ScopeCtx, videoId: string, input: VideoInput) {
   return getVideo(ctx, videoId);
 }
 
-/** Deletes a video with its media and any pending or running encode. */
+/** api.video's Video Restore keeps a discarded video this long. */
+export const DISCARD_KEEP_MS = 90 * 24 * 3600 * 1000;
+
+/**
+ * DELETE /videos/{id}: deletes the video with its media and any pending or running encode; with
+ * VIDHOST_VIDEO_RESTORE it discards instead (restorable for 90 days). A discarded video's encode
+ * is left to finish, so a restored video comes back whole.
+ */
 export async function deleteVideo(ctx: ScopeCtx, videoId: string): Promise<void> {
-  await removeVideo(ctx, findVideo(ctx, videoId));
+  const row = findVideo(ctx, videoId);
+  if (!ctx.config.videoRestore) return removeVideo(ctx, row);
+  const now = ctx.clock.now();
+  ctx.db.update(videos).set({ discardedAt: atom(now), purgeAt: now.getTime() + DISCARD_KEEP_MS, updatedAt: atom(now) }).where(eq(videos.id, row.id)).run();
 }
 
 /** Shared by the API and the sandbox purge: cancels imports and encodes, deletes the row, then the files. */
