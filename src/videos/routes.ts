@@ -55,7 +55,7 @@ export function videoRoutes(scoped: ScopePlugin) {
     .delete("/:videoId", async ({ scope, params, set }) => {
       await deleteVideo(scope, params.videoId);
       set.status = 204;
-    }, { params, response: { 204: t.Void(), ...apiErrors }, detail: { summary: "Delete a video with its media", tags: ["Videos"] } })
+    }, { params, response: { 204: t.Void(), ...apiErrors }, detail: { summary: "Delete a video with its media (with VIDHOST_VIDEO_RESTORE: discard it for 90 days)", tags: ["Videos"] } })
     .get("/:videoId/status", ({ scope, params }) => videoStatus(scope, params.videoId), {
       params, response: { 200: videoStatusSchema, ...apiErrors }, detail: { summary: "Ingest and encoding status", tags: ["Videos"] },
     })
