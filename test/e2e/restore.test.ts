@@ -58,7 +58,7 @@ describe("discard and restore", () => {
     expect((await client.videos.list()).data.map((v) => v.videoId)).toEqual([kept]);
     const search = (await (await app.api(project.productionKey, "GET", "/videos/search?q=clip", undefined, "production")).json()) as { data: { videoId: string }[] };
     expect(search.data.map((v) => v.videoId)).toEqual([kept]);
-    const tags = (await client.tags.list({})).data.map((t) => [t.value, t.videoCount]);
+    const tags = (await client.tags.list({})).data!.map((t) => [t.value, t.videoCount]);
     expect(tags).toEqual([["both", 1]]);
     for (const path of ["", "/hls/manifest.m3u8", "/hls/240p/index.m3u8", "/thumbnail.jpg", "/mp4/source.mp4"]) {
       expect([path, (await fetch(`${vod}${path}`)).status]).toEqual([path, 404]);
