@@ -35,8 +35,9 @@ test("create, get, list, update, delete", async () => {
   expect(created.broadcasting).toBe(false);
   expect(created.streamKey).toBeString();
   expect(created.createdAt).toBeInstanceOf(Date);
-  expect(created.assets?.hls).toBe(`${app.urls.sandbox}/live/${created.liveStreamId}.m3u8`);
-  expect(created.assets?.player).toBe(`${app.urls.sandbox}/live/${created.liveStreamId}`);
+  // Private: the asset URLs carry single-use tokens (live-private.test.ts plays them).
+  expect(created.assets?.hls).toMatch(new RegExp(`^${app.urls.sandbox}/live/${created.liveStreamId}/token/[0-9a-f-]{36}/hls/manifest\\.m3u8$`));
+  expect(created.assets?.player).toMatch(new RegExp(`^${app.urls.sandbox}/live/${created.liveStreamId}\\?token=[0-9a-f-]{36}$`));
   expect(created.assets?.iframe).toContain(created.assets!.player!);
   expect(created.restreams).toEqual([{ name: "YouTube", serverUrl: "rtmp://a.rtmp.youtube.com/live2", streamKey: "abcd-efgh" }]);
 
@@ -54,6 +55,8 @@ test("create, get, list, update, delete", async () => {
   const updated = await client.liveStreams.update(created.liveStreamId, { name: "Renamed", _public: true, restreams: [] });
   expect(updated.name).toBe("Renamed");
   expect(updated._public).toBe(true);
+  expect(updated.assets?.hls).toBe(`${app.urls.sandbox}/live/${created.liveStreamId}.m3u8`);
+  expect(updated.assets?.player).toBe(`${app.urls.sandbox}/live/${created.liveStreamId}`);
   expect(updated.restreams).toEqual([]);
 
   await client.liveStreams.delete(created.liveStreamId);
