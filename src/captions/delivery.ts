@@ -16,7 +16,7 @@ import { nativeName } from "./languages";
 import { firstPts } from "./mpegts";
 import { captionKey, videoCaptions } from "./service";
 import { withTimestampMap } from "./vtt";
-import { deliverable } from "../delivery/service";
+import { deliverable } from "../delivery/deliverable";
 
 const CORS = { "access-control-allow-origin": "*", "cross-origin-resource-policy": "cross-origin" };
 const VTT = "text/vtt; charset=utf-8";

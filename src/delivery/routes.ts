@@ -12,33 +12,35 @@ const tokenParams = t.Object({ videoId: t.String(), token: t.String() });
 const media = { 200: t.Any(), 202: t.Any(), 206: t.Any(), 404: errorBody, 416: t.Any() };
 // Private videos: `avh` (a session) on any asset; `token` (single use) on the player page.
 const access = { avh: t.Optional(t.String()) };
+// Players and CDNs add their own parameters (cache busters): delivery ignores what it does not know.
+const lenient = { additionalProperties: true };
 
 /** Public delivery of videos on an environment's listener: player page, HLS, MP4, thumbnail. */
 export function deliveryRoutes(app: AppContext, environment: Environment) {
   return new Elysia({ prefix: "/vod", normalize: false })
     .get("/:videoId", ({ params, query, request }) => playerPage(app, environment, params.videoId, accessOf(request, query.token)), {
-      params, query: t.Object({ ...access, token: t.Optional(t.String()) }), response: media, detail: { summary: "Embeddable player page", tags: ["Delivery"] },
+      params, query: t.Object({ ...access, token: t.Optional(t.String()) }, lenient), response: media, detail: { summary: "Embeddable player page", tags: ["Delivery"] },
     })
     .get("/:videoId/hls/manifest.m3u8", ({ params, request }) => masterPlaylist(app, environment, params.videoId, accessOf(request)), {
-      params, query: t.Object(access), response: media, detail: { summary: "HLS master playlist (202 until the first rendition is encoded)", tags: ["Delivery"] },
+      params, query: t.Object(access, lenient), response: media, detail: { summary: "HLS master playlist (202 until the first rendition is encoded)", tags: ["Delivery"] },
     })
     .get("/:videoId/hls/:quality/:file", ({ params, request }) => renditionFile(app, environment, params.videoId, params.quality, params.file, accessOf(request)), {
-      params: t.Object({ videoId: t.String(), quality: t.String(), file: t.String() }), query: t.Object(access), response: media,
+      params: t.Object({ videoId: t.String(), quality: t.String(), file: t.String() }), query: t.Object(access, lenient), response: media,
       detail: { summary: "Rendition playlist or segment", tags: ["Delivery"] },
     })
     .get("/:videoId/mp4/source.mp4", ({ params, query, headers, request }) => mp4File(app, environment, params.videoId, headers.range ?? null, query.dl === "1" || query.dl === "true", accessOf(request)), {
-      params, query: t.Object({ dl: t.Optional(t.String()), ...access }), response: media,
+      params, query: t.Object({ dl: t.Optional(t.String()), ...access }, lenient), response: media,
       detail: { summary: "MP4 (Range requests; ?dl=1 downloads)", tags: ["Delivery"] },
     })
     .get("/:videoId/thumbnail.jpg", ({ params, request }) => thumbnailFile(app, environment, params.videoId, accessOf(request)), {
-      params, query: t.Object(access), response: media, detail: { summary: "Thumbnail", tags: ["Delivery"] },
+      params, query: t.Object(access, lenient), response: media, detail: { summary: "Thumbnail", tags: ["Delivery"] },
     })
     .get("/:videoId/captions/:file", ({ params, request }) => captionFile(app, environment, params.videoId, params.file, accessOf(request)), {
-      params: t.Object({ videoId: t.String(), file: t.String() }), query: t.Object(access), response: media,
+      params: t.Object({ videoId: t.String(), file: t.String() }), query: t.Object(access, lenient), response: media,
       detail: { summary: "Caption file ({lang}.vtt) and its HLS subtitle playlist ({lang}.m3u8)", tags: ["Delivery"] },
     })
     .get("/:videoId/chapters/:file", ({ params, request }) => chapterFile(app, environment, params.videoId, params.file, accessOf(request)), {
-      params: t.Object({ videoId: t.String(), file: t.String() }), query: t.Object(access), response: media,
+      params: t.Object({ videoId: t.String(), file: t.String() }), query: t.Object(access, lenient), response: media,
       detail: { summary: "Chapter file ({lang}.vtt)", tags: ["Delivery"] },
     })
     // Private videos' tokenised assets (api.video's shape). HEAD looks without spending the token.
@@ -51,7 +53,7 @@ export function deliveryRoutes(app: AppContext, environment: Environment) {
       detail: { summary: "Private HLS master playlist: spends the token, its URIs carry a new session", tags: ["Delivery"] },
     })
     .get("/:videoId/token/:token/mp4/source.mp4", ({ params, query, headers, request }) => mp4File(app, environment, params.videoId, headers.range ?? null, query.dl === "1" || query.dl === "true", accessOf(request, params.token)), {
-      params: tokenParams, query: t.Object({ dl: t.Optional(t.String()) }), response: media,
+      params: tokenParams, query: t.Object({ dl: t.Optional(t.String()) }, lenient), response: media,
       detail: { summary: "Private MP4 (the token is spent)", tags: ["Delivery"] },
     })
     .get("/:videoId/token/:token/thumbnail.jpg", ({ params, request }) => thumbnailFile(app, environment, params.videoId, accessOf(request, params.token)), {

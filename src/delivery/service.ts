@@ -1,31 +1,22 @@
-import { and, asc, eq, isNull } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Environment } from "../config";
 import type { AppContext } from "../context";
-import { renditions, videos } from "../db/schema";
+import { renditions } from "../db/schema";
 import { notFound } from "../http/errors";
 import { subtitleRenditions } from "../captions/delivery";
 import { playerChapters } from "../chapters/service";
-import { vodBase, type VideoRow } from "../videos/body";
+import { vodBase } from "../videos/body";
 import { videoKey } from "../videos/service";
 import { HLS_JS_PATH } from "./hls-asset";
 import { renderPlayerPage } from "./player";
 import { recordVideoDelivery } from "../usage/record";
 import { pageTheme } from "../players/service";
-import { admit, settle, type Access, type Pass } from "../private/access";
+import { settle, type Access } from "../private/access";
+import { deliverable } from "./deliverable";
 import { withSession } from "../private/playlist";
 
 const SEGMENT_CACHE = "public, max-age=31536000, immutable";
 const CORS = { "access-control-allow-origin": "*", "cross-origin-resource-policy": "cross-origin" };
-
-/**
- * Delivery serves by id alone (players hold no key), but only on the video's own environment's
- * listener, never a discarded video, and a private one only to a token or `avh` session holder.
- */
-export function deliverable(app: AppContext, environment: Environment, videoId: string, access: Access, name = "videoId"): { row: VideoRow; pass: Pass } {
-  const row = app.db.select().from(videos).where(and(eq(videos.id, videoId), eq(videos.environment, environment), isNull(videos.discardedAt))).get();
-  if (!row) throw notFound(name);
-  return { row, pass: admit(app, row, access, name) };
-}
 
 /**
  * The master playlist lists only encoded renditions; 202 with an empty body until the first one

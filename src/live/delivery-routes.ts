@@ -9,6 +9,8 @@ const media = { 200: t.Any(), 404: errorBody };
 const tags = ["Delivery"];
 // Private live streams: `avh` (a session) on any asset; `token` (single use) on the player page.
 const access = { avh: t.Optional(t.String()) };
+// Players and CDNs add their own parameters (cache busters): delivery ignores what it does not know.
+const lenient = { additionalProperties: true };
 const tokenParams = t.Object({ liveStreamId: t.String(), token: t.String() });
 
 /** Public live delivery on an environment's listener: player page, playlist, segments, thumbnail. */
@@ -19,15 +21,15 @@ export function liveDeliveryRoutes(app: AppContext, environment: Environment) {
     .get("/:liveStreamId", ({ params: { liveStreamId: name }, query, request }) => (name.endsWith(".m3u8")
       ? livePlaylist(app, environment, name.slice(0, -".m3u8".length), accessOf(request))
       : livePlayerPage(app, environment, name, accessOf(request, query.token))), {
-      params: t.Object({ liveStreamId: t.String() }), query: t.Object({ ...access, token: t.Optional(t.String()) }), response: media,
+      params: t.Object({ liveStreamId: t.String() }), query: t.Object({ ...access, token: t.Optional(t.String()) }, lenient), response: media,
       detail: { summary: "Live player page (/live/{liveStreamId}) or live HLS playlist (/live/{liveStreamId}.m3u8; 404 until broadcasting)", tags },
     })
     .get("/:liveStreamId/thumbnail.jpg", ({ params, request }) => liveThumbnail(app, environment, params.liveStreamId, accessOf(request)), {
-      params: t.Object({ liveStreamId: t.String() }), query: t.Object(access), response: media,
+      params: t.Object({ liveStreamId: t.String() }), query: t.Object(access, lenient), response: media,
       detail: { summary: "Live stream thumbnail (uploaded, else refreshed from the broadcast)", tags },
     })
     .get("/:liveStreamId/:broadcastId/:rendition/:file", ({ params, request }) => liveFile(app, environment, params.liveStreamId, params.broadcastId, params.rendition, params.file, accessOf(request)), {
-      params: t.Object({ liveStreamId: t.String(), broadcastId: t.String(), rendition: t.String(), file: t.String() }), query: t.Object(access), response: media,
+      params: t.Object({ liveStreamId: t.String(), broadcastId: t.String(), rendition: t.String(), file: t.String() }), query: t.Object(access, lenient), response: media,
       detail: { summary: "Live rendition playlist or segment", tags },
     })
     // Private live streams' tokenised assets (like private videos'). HEAD looks without spending the token.

@@ -133,6 +133,7 @@ describe("sessions", () => {
     expect((await fetch(`${vod}/token/${token}/session`)).status).toBe(404);
 
     for (let i = 0; i < 2; i++) expect((await fetch(`${vod}/hls/manifest.m3u8?avh=${avh}`)).status).toBe(200);
+    expect((await fetch(`${vod}/hls/manifest.m3u8?_=cache-buster&avh=${avh}`)).status).toBe(200); // players' own parameters are ignored
     const master = await (await fetch(`${vod}/hls/manifest.m3u8?avh=${avh}`)).text();
     for (const uri of uris(master)) expect(uri).toEndWith(`?avh=${avh}`);
     const rendition = uris(master).find((u) => u.includes("/hls/240p/"))!;
