@@ -1,4 +1,4 @@
-import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { projects } from "./projects";
 
 /** Watermark images (`POST /watermarks`); the file lives in storage under the project. */
@@ -83,10 +83,25 @@ export const analyticsEvents = sqliteTable(
     operatingSystem: text("operating_system").notNull().default("unknown"),
     browser: text("browser").notNull().default("unknown"),
     referrer: text("referrer").notNull().default(""),
+    /** Day-scoped digest of the viewer's address and User-Agent: `unique=true` counts these, not sessions. */
+    viewer: text("viewer").notNull().default(""),
   },
   (t) => [
     index("analytics_scope_time").on(t.projectId, t.environment, t.emittedAt),
     index("analytics_media").on(t.mediaId, t.emittedAt),
     index("analytics_session").on(t.sessionId),
   ],
+);
+
+/** Plays rolled up per media when their events pass retention, so `play/total` still counts them. */
+export const analyticsPlayTotals = sqliteTable(
+  "analytics_play_totals",
+  {
+    projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    environment: text("environment", { enum: ["sandbox", "production"] }).notNull(),
+    mediaId: text("media_id").notNull(),
+    mediaType: text("media_type", { enum: ["video", "live-stream"] }).notNull(),
+    plays: integer("plays").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.environment, t.mediaId] })],
 );
