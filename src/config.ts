@@ -43,6 +43,8 @@ const SETTINGS = {
   importAllowPrivate: { env: "VIDHOST_IMPORT_ALLOW_PRIVATE", flag: "--import-allow-private", default: "false", help: "true lets `source` URLs reach loopback, private, link-local and other internal addresses (off: refused)" },
   privateTokenTtlHours: { env: "VIDHOST_PRIVATE_TOKEN_TTL_HOURS", flag: "--private-token-ttl-hours", default: "24", help: "how long an unused private-media token stays valid" },
   videoRestore: { env: "VIDHOST_VIDEO_RESTORE", flag: "--video-restore", default: "false", help: "true: DELETE /videos/{id} discards (restorable for 90 days via /discarded/videos); false: deletes for good" },
+  countryHeader: { env: "VIDHOST_COUNTRY_HEADER", flag: "--country-header", default: "", help: "request header holding the viewer's ISO country code, set by a proxy or CDN (e.g. CF-IPCountry); unset: country unknown" },
+  analyticsRateLimit: { env: "VIDHOST_ANALYTICS_RATE_LIMIT", flag: "--analytics-rate-limit", default: "300", help: "player event reports accepted per minute per viewer address" },
 } as const;
 
 type SettingName = keyof typeof SETTINGS;
@@ -108,6 +110,9 @@ export interface Config {
   privateTokenTtlHours: number;
   /** api.video's Video Restore: deletes discard for 90 days instead of deleting. */
   videoRestore: boolean;
+  /** Lowercased header name carrying the viewer's country code; empty: country unknown. */
+  countryHeader: string;
+  analyticsRateLimit: number;
 }
 
 export class ConfigError extends Error {}
@@ -246,5 +251,7 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
     importRetryDelayMs: 5000,
     privateTokenTtlHours: integer("privateTokenTtlHours", raw.privateTokenTtlHours, 1, 8760),
     videoRestore: boolean("videoRestore", raw.videoRestore),
+    countryHeader: raw.countryHeader.trim().toLowerCase(),
+    analyticsRateLimit: integer("analyticsRateLimit", raw.analyticsRateLimit, 1, 1000000),
   };
 }

@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import type Hls from "hls.js";
 import type { HlsConfig } from "hls.js";
+import { beaconScript, type BeaconConfig } from "../analytics/beacon";
 
 /** What the server knows when it renders a player page. */
 export interface PlayerPageOptions {
@@ -19,6 +20,8 @@ export interface PlayerPageOptions {
   logo?: { url: string; link: string | null };
   /** Chapters to list (from the video's chapter file): start time and title, in order. */
   chapters?: { startS: number; title: string }[];
+  /** Player events go to this analytics endpoint (a separate script, see analytics/beacon.ts). */
+  analytics?: BeaconConfig;
 }
 
 /** The data handed to the page script. */
@@ -52,7 +55,8 @@ export function renderPlayerPage(opts: PlayerPageOptions): string {
   const chapters = opts.chapters ?? [];
   const config: ClientConfig = { hlsUrl: opts.hlsUrl, hlsJsUrl: opts.hlsJsUrl, live: opts.live, theme: opts.theme ?? {}, chapters };
   const script = `(${playerMain.toString()})(${scriptJson(config)});`;
-  const csp = contentSecurityPolicy(opts, sha256(script), sha256(STYLE));
+  const beacon = opts.analytics ? beaconScript(opts.analytics) : null;
+  const csp = contentSecurityPolicy(opts, beacon ? `${sha256(script)} ${sha256(beacon)}` : sha256(script), sha256(STYLE));
   const title = escapeHtml(opts.title);
   const poster = opts.posterUrl ? ` poster="${escapeHtml(opts.posterUrl)}"` : "";
   return `<!doctype html>
@@ -65,7 +69,7 @@ export function renderPlayerPage(opts: PlayerPageOptions): string {
 <video id="video" controls playsinline preload="metadata"${poster}></video>
 <div id="title"${opts.title.trim() ? "" : " hidden"}>${title}</div>
 <div id="status" role="status" aria-live="polite" hidden></div>${chapterList(chapters)}${logoMark(opts.logo)}
-<script>${script}</script>
+<script>${script}</script>${beacon ? `<script>${beacon}</script>` : ""}
 </body></html>
 `;
 }
@@ -131,13 +135,14 @@ function contentSecurityPolicy(opts: PlayerPageOptions, scriptHash: string, styl
   const hlsJs = sourceOf(opts.hlsJsUrl);
   const poster = opts.posterUrl ? sourceOf(opts.posterUrl) : null;
   const logo = opts.logo ? sourceOf(opts.logo.url) : null;
+  const analytics = opts.analytics ? sourceOf(opts.analytics.url) : null;
   const list = (...s: (string | null)[]) => [...new Set(s.filter((x): x is string => x !== null))].join(" ") || "'none'";
   return [
     "default-src 'none'",
     `script-src ${list(scriptHash, hlsJs === "'self'" || hlsJs === null ? hlsJs : absoluteScript(opts.hlsJsUrl))}`,
     `style-src ${styleHash}`,
     // The manifest probe and hls.js's playlist and segment requests.
-    `connect-src ${list(media)}`,
+    `connect-src ${list(media, analytics)}`,
     // Native HLS reads the URL itself; hls.js feeds the element a MediaSource blob: URL.
     `media-src ${list(media, "blob:")}`,
     // hls.js runs its transmuxer in a worker built from a blob: URL.

@@ -1,6 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Environment } from "../config";
 import type { AppContext } from "../context";
+import { COLLECT_PATH } from "../analytics/collect-routes";
 import { renditions } from "../db/schema";
 import { notFound } from "../http/errors";
 import { subtitleRenditions } from "../captions/delivery";
@@ -149,6 +150,7 @@ export async function playerPage(app: AppContext, environment: Environment, vide
     live: false,
     chapters: chapters?.chapters,
     ...pageTheme(app, row),
+    analytics: { url: `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}${COLLECT_PATH}`, mediaId: row.id },
   });
   return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": session ? "private, no-store" : "no-cache" } });
 }

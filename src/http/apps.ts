@@ -1,5 +1,7 @@
 import { swagger } from "@elysiajs/swagger";
 import { t } from "elysia";
+import { analyticsCollectRoutes } from "../analytics/collect-routes";
+import { analyticsRoutes } from "../analytics/routes";
 import { authRoutes } from "../auth/routes";
 import { captionRoutes } from "../captions/routes";
 import { chapterRoutes } from "../chapters/routes";
@@ -52,7 +54,7 @@ export function mainApi(app: AppContext, environment: Environment) {
       Object.assign(set.headers, CORS);
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS });
       // Players fetch segments by the hundred: delivery is not API traffic and is not rate limited.
-      if (path === "/health" || path === "/favicon.ico" || path.startsWith("/swagger") || path.startsWith("/vod/") || path.startsWith("/live/") || path.startsWith("/assets/")) return;
+      if (path === "/health" || path === "/favicon.ico" || path.startsWith("/swagger") || path.startsWith("/vod/") || path.startsWith("/live/") || path.startsWith("/assets/") || path === "/analytics/events") return;
       const category = rateCategory(request.method, path);
       const decision = limiter.hit(`${category}:${requesterIdentity(request)}`, app.config.rateLimits[environment][category]);
       set.headers["x-ratelimit-limit"] = String(decision.limit);
@@ -82,7 +84,9 @@ export function mainApi(app: AppContext, environment: Environment) {
     .use(liveStreamRoutes(scoped))
     .use(liveDeliveryRoutes(app, environment))
     .use(playerRoutes(scoped)).use(playerAssetRoutes(app, environment))
-    .use(assetRoutes());
+    .use(assetRoutes())
+    .use(analyticsRoutes(scoped))
+    .use(analyticsCollectRoutes(app, environment));
 }
 
 /** The admin API and the web dashboard. */

@@ -17,7 +17,11 @@ export function listen(app: { fetch: (request: Request) => Response | Promise<Re
   const server: Server<undefined> = Bun.serve({
     hostname: host,
     port,
-    fetch: (request) => app.fetch(request),
+    fetch: (request, server) => {
+      // The socket's address for code that needs the client (analytics); overwrites any sent value.
+      request.headers.set("x-vidhost-client-address", server.requestIP(request)?.address ?? "");
+      return app.fetch(request);
+    },
     maxRequestBodySize: MAX_BODY,
     // Long enough for slow uploads and webhook-free long polls; Bun's maximum is 255 s.
     idleTimeout: 120,

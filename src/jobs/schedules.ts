@@ -1,4 +1,5 @@
 import { Cron } from "croner";
+import { purgeAnalytics } from "../analytics/purge";
 import type { AppContext } from "../context";
 import { deleteDueProjects } from "../projects/deletion";
 import { snapshotHosting } from "../usage/hosting";
@@ -27,6 +28,10 @@ export function startSchedules(app: AppContext): () => void {
     new Cron("17 * * * *", { protect: true, catch: (err) => app.log.error("discard purge failed", { error: String(err) }) }, async () => {
       await purgeDiscardedVideos(app);
       prunePrivateAccess(app);
+    }),
+    // Player events past retention (30 days, sandbox 24 h), every 10 minutes.
+    new Cron("*/10 * * * *", { protect: true, catch: (err) => app.log.error("analytics purge failed", { error: String(err) }) }, () => {
+      purgeAnalytics(app);
     }),
   ];
   return () => jobs.forEach((job) => job.stop());

@@ -4,6 +4,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Environment } from "../config";
 import type { AppContext } from "../context";
+import { COLLECT_PATH } from "../analytics/collect-routes";
 import { liveStreams } from "../db/schema";
 import { HLS_JS_PATH } from "../delivery/hls-asset";
 import { renderPlayerPage } from "../delivery/player";
@@ -144,6 +145,7 @@ export function livePlayerPage(app: AppContext, environment: Environment, liveSt
     hlsJsUrl: `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}${HLS_JS_PATH}`,
     live: true,
     ...pageTheme(app, stream),
+    analytics: { url: `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}${COLLECT_PATH}`, mediaId: stream.id },
   });
   return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": session ? "private, no-store" : "no-cache" } });
 }
