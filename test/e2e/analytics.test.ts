@@ -127,12 +127,12 @@ describe.skipIf(!chromiumAvailable())("analytics from the player page to the cli
   test("time series through getMetricsOverTime", async () => {
     const res = await client.analytics.getMetricsOverTime({ metric: "play" });
     expect(res.context.interval).toBe("hour");
-    expect(res.data.reduce((n, d) => n + d.metricValue, 0)).toBe(2);
+    expect(res.data.reduce((n, d) => n + (d.metricValue ?? 0), 0)).toBe(2);
     expect(res.data[0].emittedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00\+00:00$/);
     const minutes = await client.analytics.getMetricsOverTimeWithResponseHeaders({
       metric: "impression", interval: "minute", from: new Date(Date.now() - 30 * 60_000), to: new Date(Date.now() + 60_000), filterBy: { country: ["FR"] },
     });
-    expect(minutes.body.data.reduce((n, d) => n + d.metricValue, 0)).toBe(1);
+    expect(minutes.body.data.reduce((n, d) => n + (d.metricValue ?? 0), 0)).toBe(1);
     expect(minutes.body.context.interval).toBe("minute");
     expect(minutes.headers["x-ratelimit-limit"]).toBeDefined();
     const views = await client.analytics.getMetricsOverTime({ metric: "view", viewDuration: "3s", interval: "day" });
