@@ -76,6 +76,7 @@ describe("aggregated metrics over the default day", () => {
     ["play", "total", "filterBy[mediaId][0]=" + L, 1],
     ["play", "total", "filterBy[mediaType]=video", 10],
     ["play", "total", "filterBy[mediaType]=live-stream", 1],
+    ["play", "total", `from=2020-01-01T00:00:00Z&to=${atom(T - 3 * 24 * 60 * MIN)}`, 11], // from and to are ignored
     ["start", "count", "", 5],
     ["end", "count", "", 1],
     ["watch-time", "sum", "", 82],

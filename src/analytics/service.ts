@@ -57,10 +57,11 @@ export function aggregatedMetric(ctx: ScopeCtx, input: { url: string; metric: st
   }
   const raw = q.readQuery(input.url, ["from", "to", "unique", "viewDuration"]);
   const now = ctx.clock.now().getTime();
-  let timeframe = q.timeframe(raw, now);
+  const playTotal = metric === "play" && aggregation === "total";
+  // play/total counts every play ever: from and to are accepted and ignored (the default is echoed).
+  let timeframe = playTotal ? { from: now - q.DAY_MS, to: now } : q.timeframe(raw, now);
   const unique = q.unique(raw, viewerMetric(metric));
   const viewSeconds = q.viewDuration(raw, metric === "view");
-  const playTotal = metric === "play" && aggregation === "total";
   const filters = q.filters(raw, playTotal);
   if (aggregation === "live") timeframe = { from: now - LIVE_WINDOW_MS, to: now + 1 };
   const s: Select = { scope: ctx, timeframe, filters, grouping: { by: "all" } };
@@ -85,7 +86,8 @@ export function metricsBreakdown(ctx: ScopeCtx, input: { url: string; metric: st
   if (metric === "play-total" && breakdown !== "media-id") throw invalidAttribute("breakdown", "The play-total metric only takes the media-id breakdown.");
   const raw = q.readQuery(input.url, ["from", "to", "unique", "viewDuration", "sortBy", "sortOrder", "currentPage", "pageSize"]);
   const page = parsePage({ currentPage: q.single(raw, "currentPage"), pageSize: q.single(raw, "pageSize") });
-  const timeframe = q.timeframe(raw, ctx.clock.now().getTime());
+  const now = ctx.clock.now().getTime();
+  const timeframe = metric === "play-total" ? { from: now - q.DAY_MS, to: now } : q.timeframe(raw, now);
   const unique = q.unique(raw, viewerMetric(metric));
   const viewSeconds = q.viewDuration(raw, metric === "view");
   const order = q.sort(raw, ["metricValue", "dimensionValue"] as const);
