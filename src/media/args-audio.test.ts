@@ -30,4 +30,10 @@ describe("speechAudioArgs", () => {
       "/m/a.wav",
     ]);
   });
+
+  test("golden: a clip's window", () => {
+    expect(speechAudioArgs("/m/source", "/m/a.wav", { startS: 2.5, limitS: 4 }).slice(0, 11)).toEqual([
+      "-ss", "2.5", "-i", "/m/source", "-map", "0:a:0", "-vn", "-map_metadata", "-1", "-t", "4",
+    ]);
+  });
 });

@@ -4,10 +4,12 @@ import { secs } from "./args-ladder";
 
 /**
  * ffmpeg arguments extracting the first audio track of `input` as 16 kHz mono 16-bit PCM WAV at
- * `output`; `limitS` keeps only the first seconds (a sandbox video is delivered cut to 30 s).
+ * `output`; `startS` skips the start (a clipped video), `limitS` keeps only the next seconds (a
+ * clip's length, or the sandbox's 30 s).
  */
-export function speechAudioArgs(input: string, output: string, opts: { limitS?: number } = {}): string[] {
+export function speechAudioArgs(input: string, output: string, opts: { startS?: number; limitS?: number } = {}): string[] {
   return [
+    ...(opts.startS ? ["-ss", secs(opts.startS)] : []), // input seek: where a clipped video starts
     "-i", input,
     "-map", "0:a:0", // the first audio track; fails (no stream) when there is none
     "-vn", // no picture: nothing to decode but the sound

@@ -36,12 +36,12 @@ describe("hlsLadderArgs", () => {
   test("silent 120 fps source, clipped, capped at 30 s, watermarked", () => {
     const args = hlsLadderArgs("/in.mp4", ladder720.slice(0, 1), "/out", {
       hasAudio: false, frameRate: 120, segmentS: 6, limitS: 30, clip: { startS: 1.5, endS: 61.5 }, preset: "ultrafast",
-      watermark: { file: "/wm.png", prepare: "scale=64:-1", filter: "overlay=W-w-10:10" },
+      watermarks: [{ file: "/wm.png", prepare: "scale=64:-1", filter: "overlay=W-w-10:10" }],
     });
     expect(args).toEqual([
       "-ss", "1.5", "-i", "/in.mp4",
       "-i", "/wm.png",
-      "-filter_complex", "[1:v]scale=64:-1[wm];[0:v][wm]overlay=W-w-10:10,fps=60,split=1[s0];[s0]scale=426:240,setsar=1[v0]",
+      "-filter_complex", "[1:v]scale=64:-1[wm0];[0:v][wm0]overlay=W-w-10:10,fps=60,split=1[s0];[s0]scale=426:240,setsar=1[v0]",
       "-map", "[v0]",
       "-map_metadata", "-1", "-map_chapters", "-1",
       "-t", "30",
@@ -56,10 +56,30 @@ describe("hlsLadderArgs", () => {
   test("a clip shorter than the limit keeps its own length; no prepare means the image as is", () => {
     const args = hlsLadderArgs("/in.mp4", ladder720.slice(0, 1), "/out", {
       hasAudio: false, frameRate: 30, segmentS: 6, limitS: 30, clip: { startS: 10, endS: 22.25 },
-      watermark: { file: "/wm.png", filter: "overlay=0:0" },
+      watermarks: [{ file: "/wm.png", filter: "overlay=0:0" }],
     });
     expect(args.slice(args.indexOf("-t"), args.indexOf("-t") + 2)).toEqual(["-t", "12.25"]);
-    expect(args[args.indexOf("-filter_complex") + 1]).toBe("[1:v]null[wm];[0:v][wm]overlay=0:0,split=1[s0];[s0]scale=426:240,setsar=1[v0]");
+    expect(args[args.indexOf("-filter_complex") + 1]).toBe("[1:v]null[wm0];[0:v][wm0]overlay=0:0,split=1[s0];[s0]scale=426:240,setsar=1[v0]");
+  });
+
+  test("the customer's watermark then the sandbox's, chained at the source's size", () => {
+    const args = hlsLadderArgs("/in.mp4", ladder720.slice(0, 2), "/out", {
+      hasAudio: false, frameRate: 25, segmentS: 4, clip: { startS: 2, endS: 5 },
+      watermarks: [
+        { file: "/own.jpg", prepare: "scale=128:-1,format=rgba,colorchannelmixer=aa=0.5", filter: "overlay=10:10" },
+        { file: "/sandbox.png", prepare: "scale=256:-1", filter: "overlay=W-w-16:H-h-16" },
+      ],
+    });
+    expect(args.slice(0, args.indexOf("-map"))).toEqual([
+      "-ss", "2", "-i", "/in.mp4",
+      "-i", "/own.jpg",
+      "-i", "/sandbox.png",
+      "-filter_complex",
+      "[1:v]scale=128:-1,format=rgba,colorchannelmixer=aa=0.5[wm0];[2:v]scale=256:-1[wm1];"
+        + "[0:v][wm0]overlay=10:10[o0];[o0][wm1]overlay=W-w-16:H-h-16,split=2[s0][s1];"
+        + "[s0]scale=426:240,setsar=1[v0];[s1]scale=640:360,setsar=1[v1]",
+    ]);
+    expect(args.slice(args.indexOf("-t"), args.indexOf("-t") + 2)).toEqual(["-t", "3"]);
   });
 
   test("keyframe times force keyframes only where the remux cuts, just before each", () => {

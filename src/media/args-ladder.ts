@@ -27,7 +27,8 @@ export interface LadderOptions {
   limitS?: number;
   /** Trim to [startS, endS) of the source. */
   clip?: { startS: number; endS: number };
-  watermark?: WatermarkInput;
+  /** Burned in in order, each over the last: the customer's watermark, then the sandbox's. */
+  watermarks?: WatermarkInput[];
   /** Keyframe times of a remuxed source rendition (keyframeTimes()): segments then cut where its do. */
   keyframeTimes?: number[];
   /** Default veryfast: on two cores about 2–3× medium's speed for ~10–15 % more bits at equal quality, and rate control caps the bits anyway. */
@@ -48,7 +49,7 @@ export function hlsLadderArgs(input: string, renditions: Rendition[], outDir: st
   // Input seek: jumps to the keyframe before startS, then decodes up to it, so the cut is frame-exact.
   if (opts.clip) args.push("-ss", secs(opts.clip.startS));
   args.push("-i", input);
-  if (opts.watermark) args.push("-i", opts.watermark.file);
+  for (const w of opts.watermarks ?? []) args.push("-i", w.file); // inputs 1, 2, …: the images
   args.push("-filter_complex", ladderGraph(renditions, opts));
   renditions.forEach((_, i) => {
     args.push("-map", `[v${i}]`); // this rung's scaled video
@@ -90,14 +91,16 @@ export function hlsLadderArgs(input: string, renditions: Rendition[], outDir: st
   return args;
 }
 
-// Overlay (once, at source size), fps cap, split, then one scale per rung.
+// Overlays (once each, at source size, chained), fps cap, split, then one scale per rung.
 function ladderGraph(renditions: Rendition[], opts: LadderOptions): string {
   const parts: string[] = [];
+  const marks = opts.watermarks ?? [];
+  marks.forEach((w, i) => parts.push(`[${i + 1}:v]${w.prepare || "null"}[wm${i}]`));
   let head = "[0:v]";
-  if (opts.watermark) {
-    parts.push(`[1:v]${opts.watermark.prepare || "null"}[wm]`);
-    head = `[0:v][wm]${opts.watermark.filter},`;
-  }
+  marks.forEach((w, i) => {
+    // Every overlay but the last writes a named pad the next one reads.
+    head = i < marks.length - 1 ? `${head}[wm${i}]${w.filter}[o${i}];[o${i}]` : `${head}[wm${i}]${w.filter},`;
+  });
   if (opts.frameRate > 60) head += "fps=60,";
   parts.push(`${head}split=${renditions.length}${renditions.map((_, i) => `[s${i}]`).join("")}`);
   // setsar=1: square pixels, so the size we computed from the display size is what players show.

@@ -140,7 +140,7 @@ describe("encoding", () => {
     const wm = join(dir, "wm.png");
     await runFfmpeg(tools, ["-f", "lavfi", "-i", "color=c=red:s=16x16", "-frames:v", "1", wm]);
     const watermark = watermarkInput(wm, { top: "10px", right: "10px", width: "32px" }, { width: 320, height: 180 });
-    const opts = { hasAudio: false, frameRate: 25, segmentS: 1, preset: "ultrafast" as const, watermark };
+    const opts = { hasAudio: false, frameRate: 25, segmentS: 1, preset: "ultrafast" as const, watermarks: [watermark] };
     await runFfmpeg(tools, hlsLadderArgs(clip, ladderFor({ width: 320, height: 180 }), join(dir, "hls"), opts));
     // The 32x32 square spans x 278–309, y 10–41: sample its centre as RGB.
     const raw = join(dir, "pixel.rgb");
