@@ -22,6 +22,7 @@ import { uploadRoutes } from "../uploads/routes";
 import { usageRoutes } from "../usage/routes";
 import { videoRoutes } from "../videos/routes";
 import { discardedVideoRoutes } from "../videos/discarded-routes";
+import { watermarkRoutes } from "../watermarks/routes";
 import { requireAdmin } from "./admin-auth";
 import { baseApp } from "./app";
 import { tooManyRequests } from "./errors";
@@ -80,6 +81,7 @@ export function mainApi(app: AppContext, environment: Environment) {
     .use(uploadRoutes(app, environment))
     .use(uploadTokenRoutes(scoped))
     .use(tagRoutes(scoped))
+    .use(watermarkRoutes(scoped))
     .use(deliveryRoutes(app, environment))
     .use(liveStreamRoutes(scoped))
     .use(liveDeliveryRoutes(app, environment))
