@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { atom } from "../clock";
 import type { AppContext } from "../context";
 import { videos } from "../db/schema";
-import { hlsLadderArgs, mp4FromHlsArgs, remuxHlsArgs, thumbnailTime } from "../media/args";
+import { hlsLadderArgs, mp4FromHlsArgs, remuxHlsArgs, thumbnailTime, watermarkInput, type WatermarkInput } from "../media/args";
 import { keyframeTimes, probe, runFfmpeg } from "../media/ffmpeg";
 import { isRemuxable, ladderFor, type Rendition } from "../media/ladder";
 import { MediaError } from "../media/media-error";
@@ -12,6 +12,8 @@ import type { JobHandler, JobRun } from "../jobs/queue";
 import type { VideoRow } from "../videos/body";
 import { ENCODE_JOB, videoKey } from "../videos/service";
 import { renderThumbnail } from "../videos/thumbnail";
+import { videoWatermarkKey, watermarkOf } from "../videos/creation-extras";
+import { clipOf, resolveClip } from "./clip";
 import { failEncoding, markEncoded, planRenditions, setStatus, type RenditionRow } from "./renditions";
 import { SANDBOX_LIMIT_S, sandboxWatermark } from "./sandbox";
 
@@ -27,6 +29,8 @@ interface Encode {
   probe: ProbeResult;
   ladder: Rendition[];
   run: JobRun;
+  /** The part of the source to deliver (POST /videos `clip`), resolved against the probe. */
+  clip?: { startS: number; endS: number };
 }
 
 const hlsDir = (e: Encode) => e.app.storage.localDir(videoKey(e.row, "hls"));
@@ -44,6 +48,15 @@ async function remuxTop(e: Encode, top: Rendition): Promise<void> {
   markEncoded(e.app, e.row, [{ type: "hls", quality: top.name, bandwidth }]);
 }
 
+/** The customer's watermark (POST /videos `watermark`), then the sandbox's on top of it. */
+function watermarksOf(e: Encode): WatermarkInput[] {
+  const marks: WatermarkInput[] = [];
+  const own = watermarkOf(e.row);
+  if (own) marks.push(watermarkInput(e.app.storage.localPath(videoWatermarkKey(e.row, own.format)), own, e.probe));
+  if (e.row.environment === "sandbox") marks.push(sandboxWatermark(e.app, e.probe));
+  return marks;
+}
+
 /** Every remaining rung in one ffmpeg process (1.3–1.4× faster than one per rung). */
 async function encodeLadder(e: Encode, rungs: Rendition[], alignTo?: number[]): Promise<void> {
   const keys = rungs.map((r) => ({ type: "hls", quality: r.name }));
@@ -55,7 +68,8 @@ async function encodeLadder(e: Encode, rungs: Rendition[], alignTo?: number[]): 
     frameRate: e.probe.frameRate,
     segmentS: SEGMENT_S,
     limitS: sandbox ? SANDBOX_LIMIT_S : undefined,
-    watermark: sandbox ? sandboxWatermark(e.app, e.probe) : undefined,
+    clip: e.clip,
+    watermarks: watermarksOf(e),
     keyframeTimes: alignTo,
   });
   await runFfmpeg(e.app.media as MediaTools, args, { signal: e.run.signal, nice: true });
@@ -81,7 +95,7 @@ async function applyThumbnail(e: Encode, onlyPicked: boolean): Promise<void> {
   const picked = row.thumbnailAt;
   if (picked === null && (onlyPicked || row.thumbnailCustom)) return;
   const automatic = picked === null;
-  const rendered = await renderThumbnail(e.app, { ...row, probe: e.row.probe }, picked ?? thumbnailTime(e.probe.durationS), {
+  const rendered = await renderThumbnail(e.app, { ...row, probe: e.row.probe }, picked ?? thumbnailTime(delivered(e)), {
     signal: e.run.signal,
     // An upload or pick that lands while the automatic frame renders wins over it.
     keep: () => !automatic || !e.app.db.select({ custom: videos.thumbnailCustom }).from(videos).where(eq(videos.id, row.id)).get()?.custom,
@@ -91,12 +105,17 @@ async function applyThumbnail(e: Encode, onlyPicked: boolean): Promise<void> {
   }
 }
 
+/** Seconds of the source that are delivered: the clip's length, else the whole (the sandbox cut aside). */
+const delivered = (e: Encode): number => (e.clip ? e.clip.endS - e.clip.startS : e.probe.durationS);
+
 async function encode(e: Encode): Promise<void> {
   const rows = planRenditions(e.app, e.row, e.ladder);
   const top = e.ladder[e.ladder.length - 1];
   const todo = new Set(pending(rows, "hls").map((r) => r.quality));
   let alignTo: number[] | undefined;
-  if (todo.has(top.name) && e.row.environment !== "sandbox" && isRemuxable(e.probe, top)) {
+  // A copy of the source cannot carry a watermark or a clip: those change the picture or the length.
+  const copyable = e.row.environment !== "sandbox" && !e.row.watermark && !e.clip;
+  if (todo.has(top.name) && copyable && isRemuxable(e.probe, top)) {
     await remuxTop(e, top);
     todo.delete(top.name);
   }
@@ -114,9 +133,19 @@ async function encode(e: Encode): Promise<void> {
   await applyThumbnail(e, true);
 }
 
-/** Saves what ffprobe found, for the status metadata. */
-function saveProbe(app: AppContext, videoId: string, result: ProbeResult): void {
-  app.db.update(videos).set({ probe: JSON.stringify(result), encodingError: null, updatedAt: atom(app.clock.now()) }).where(eq(videos.id, videoId)).run();
+/**
+ * Saves what ffprobe found, for the status metadata; with a clip, the duration is the clip's
+ * (captions, usage and thumbnails read it too) and the clip is stored resolved to seconds.
+ */
+function saveProbe(app: AppContext, row: VideoRow, result: ProbeResult, clip: { startS: number; endS: number } | undefined): VideoRow {
+  const changes: Partial<VideoRow> = {
+    probe: JSON.stringify(clip ? { ...result, durationS: clip.endS - clip.startS } : result),
+    encodingError: null,
+    updatedAt: atom(app.clock.now()),
+  };
+  if (clip) changes.clip = JSON.stringify({ ...clipOf(row), ...clip });
+  app.db.update(videos).set(changes).where(eq(videos.id, row.id)).run();
+  return { ...row, ...changes };
 }
 
 /** The encode job: probe, ladder (remuxing the top rung when possible), MP4, thumbnail. */
@@ -141,9 +170,10 @@ export function encodeHandler(app: AppContext): JobHandler<{ videoId: string }> 
       try {
         const result = await probe(app.media, source, run.signal);
         if (result.durationS > MAX_DURATION_S) throw new MediaError(`The video is ${Math.round(result.durationS / 60)} minutes long; the limit is 1440 minutes.`);
-        saveProbe(app, videoId, result);
-        const fresh = { ...row, probe: JSON.stringify(result) };
-        await encode({ app, row: fresh, source, probe: result, ladder: ladderFor(result), run });
+        const stored = clipOf(row);
+        const clip = stored ? resolveClip(stored, result) : undefined;
+        const fresh = saveProbe(app, row, result, clip);
+        await encode({ app, row: fresh, source, probe: result, ladder: ladderFor(result), run, clip });
         return { status: "success" };
       } catch (err) {
         if (run.signal.aborted) return { status: "failure", error: "stopped" };

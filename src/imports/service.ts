@@ -4,6 +4,7 @@ import { and, eq } from "drizzle-orm";
 import type { ScopeCtx } from "../context";
 import { videos } from "../db/schema";
 import { invalidAttribute } from "../http/errors";
+import type { VideoRow } from "../videos/body";
 import { createVideo, IMPORT_JOB, type VideoInput } from "../videos/service";
 import { urlProblem } from "./download";
 
@@ -49,12 +50,12 @@ function importColumns(ctx: ScopeCtx, raw: string) {
   return { importFrom: url.href, sourceType: "import", sourceName: name || null };
 }
 
-/** Creates the video with ingest `ingesting` and queues its import job in the same transaction. */
-export function importVideo(ctx: ScopeCtx, input: VideoInput & { title: string; source: string }) {
+/** Creates the video with ingest `ingesting` (plus `extra` columns: watermark, clip) and queues its import job in the same transaction. */
+export function importVideo(ctx: ScopeCtx, input: VideoInput & { title: string; source: string }, extra: Partial<VideoRow> = {}) {
   const { source, ...rest } = input;
   const columns = importColumns(ctx, source);
   const body = ctx.db.transaction((tx) => {
-    const created = createVideo({ ...ctx, db: tx as unknown as ScopeCtx["db"] }, rest, { ...columns, ingestStatus: "ingesting" });
+    const created = createVideo({ ...ctx, db: tx as unknown as ScopeCtx["db"] }, rest, { ...extra, ...columns, ingestStatus: "ingesting" });
     ctx.queue.enqueue(tx, IMPORT_JOB, { videoId: created.videoId }, { maxAttempts: 4 });
     return created;
   });

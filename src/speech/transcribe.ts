@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { AppContext } from "../context";
 import { captionKey, videoCaptions } from "../captions/service";
 import { parseVtt, vttToText, type Cue } from "../captions/vtt";
+import { clipOf } from "../encoding/clip";
 import { SANDBOX_LIMIT_S } from "../encoding/sandbox";
 import { speechAudioArgs } from "../media/args-audio";
 import { runFfmpeg } from "../media/ffmpeg";
@@ -29,9 +30,11 @@ export async function transcribeSpeech(app: AppContext, engine: SpeechToText, ro
   if ("missing" in app.media) throw new EngineError(app.media.missing);
   const audio = videoKey(row, "speech", `${randomUUID()}.wav`);
   try {
-    const args = speechAudioArgs(app.storage.localPath(videoKey(row, "source")), app.storage.localPath(audio, true), {
-      limitS: row.environment === "sandbox" ? SANDBOX_LIMIT_S : undefined,
-    });
+    // A clipped video's probe holds the clip's length; the sandbox cuts that to 30 s.
+    const clip = clipOf(row);
+    const length = clip ? (probeOf(row)?.durationS ?? undefined) : undefined;
+    const limitS = row.environment === "sandbox" ? Math.min(length ?? SANDBOX_LIMIT_S, SANDBOX_LIMIT_S) : length;
+    const args = speechAudioArgs(app.storage.localPath(videoKey(row, "source")), app.storage.localPath(audio, true), { startS: clip?.startS, limitS });
     try {
       await runFfmpeg(app.media, args, { signal, nice: true });
     } catch (err) {

@@ -8,6 +8,7 @@ import { uploadSource } from "../uploads/service";
 import { listVideos } from "./list";
 import { parseVideoQuery } from "./query";
 import { videoCreation, videoSchema, videoStatusSchema, videoUpdate } from "./schema";
+import { withCreationExtras } from "./creation-extras";
 import { createVideo, deleteVideo, getVideo, updateVideo } from "./service";
 import { videoStatus } from "./status";
 import { pickThumbnail, uploadThumbnail } from "./thumbnail";
@@ -26,15 +27,15 @@ export function videoRoutes(scoped: ScopePlugin) {
   return new Elysia({ prefix: "/videos", normalize: false })
     .use(scoped)
     .use(streamedBody())
-    .post("", ({ scope, body, set }) => {
+    .post("", ({ scope, body, set }) => withCreationExtras(scope, body, (extra) => {
       // With `source` the file is fetched in the background: 202, like api.video.
       if (body.source !== undefined) {
         set.status = 202;
-        return importVideo(scope, { ...body, source: body.source });
+        return importVideo(scope, { ...body, source: body.source }, extra);
       }
       set.status = 201;
-      return createVideo(scope, body);
-    }, {
+      return createVideo(scope, body, extra);
+    }), {
       body: videoCreation, response: { 201: videoSchema, 202: videoSchema, ...apiErrors, 409: errorBody },
       detail: { summary: "Create a video container, or with `source` import a URL or copy a video (202)", tags: ["Videos"] },
     })

@@ -48,9 +48,21 @@ const videoFields = {
   transcriptSummaryAttributes: t.Optional(stringList),
 };
 
+/** Write-only fields of POST /videos (reference §3, §8.2): applied when the source is encoded, never changed after. */
+const creationOnly = {
+  watermark: t.Optional(t.Object({
+    id: t.Optional(t.String()), top: t.Optional(t.String()), left: t.Optional(t.String()), bottom: t.Optional(t.String()), right: t.Optional(t.String()),
+    width: t.Optional(t.String()), height: t.Optional(t.String()), opacity: t.Optional(t.String()),
+  }, { additionalProperties: false, error: "This attribute must be an object of strings: id, top, left, bottom, right, width, height, opacity." })),
+  clip: t.Optional(t.Object({ startTimecode: t.Optional(t.String()), endTimecode: t.Optional(t.String()) }, {
+    additionalProperties: false, error: "This attribute must be an object with startTimecode and endTimecode strings.",
+  })),
+};
+
 export const videoCreation = t.Object({
   title: t.String({ minLength: 1, error: "This attribute must be a non-empty string." }),
   ...videoFields,
+  ...creationOnly,
   // A URL to download or the videoId of a video to copy (imports/); the answer is then 202.
   source: t.Optional(t.String({ maxLength: 2048, error: "This attribute must be an http(s) URL or a videoId of this project." })),
 }, { additionalProperties: false });

@@ -43,7 +43,7 @@ export function findVideo(ctx: ScopeCtx, videoId: string): VideoRow {
 }
 
 /** Rules the schema cannot express: language tags and summary attributes. */
-function inputProblems(input: VideoInput): Problem[] {
+export function inputProblems(input: VideoInput): Problem[] {
   const problems: Problem[] = [];
   // null clears the language; anything else, the empty string included, must be a supported tag.
   if (input.language !== undefined && input.language !== null) {

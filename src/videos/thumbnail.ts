@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { atom } from "../clock";
 import type { AppContext, ScopeCtx } from "../context";
 import { videos } from "../db/schema";
+import { clipStartS } from "../encoding/clip";
 import { SANDBOX_LIMIT_S } from "../encoding/sandbox";
 import { ApiError, invalidAttribute } from "../http/errors";
 import { MediaError, runFfmpeg, type ProbeResult } from "../media/ffmpeg";
@@ -83,7 +84,9 @@ export async function renderThumbnail(app: AppContext, row: VideoRow, atS: numbe
   // One temporary name per render: the encode job and a PATCH may render at the same time.
   const temp = videoKey(row, `thumbnail.${randomUUID()}.tmp.jpg`);
   try {
-    await runFfmpeg(app.media, thumbnailArgs(app.storage.localPath(videoKey(row, "source")), at, app.storage.localPath(temp, true)), { signal: opts.signal, nice: true });
+    // A clipped video's timeline starts at the clip's start in the (whole) source.
+    const inSource = at + clipStartS(row);
+    await runFfmpeg(app.media, thumbnailArgs(app.storage.localPath(videoKey(row, "source")), inSource, app.storage.localPath(temp, true)), { signal: opts.signal, nice: true });
     if (app.storage.size(temp) === null) throw new MediaError(`ffmpeg found no frame at ${at} s for the thumbnail`);
     if (opts.keep && !opts.keep()) return false;
     await app.storage.move(temp, videoKey(row, "thumbnail"));
