@@ -19,10 +19,10 @@ test("nothing to trim stores nothing", () => {
 });
 
 test.each([
-  ["malformed start", { startTimecode: "1 minute" }, [["clip.startTimecode", timecodeTitle]]],
-  ["malformed both", { startTimecode: "00:99:00", endTimecode: "-3" }, [["clip.startTimecode", timecodeTitle], ["clip.endTimecode", timecodeTitle]]],
-  ["end before start", { startTimecode: "00:00:05", endTimecode: "00:00:02" }, [["clip.endTimecode", "This attribute must be later than clip.startTimecode."]]],
-  ["end equal to start", { startTimecode: "3", endTimecode: "00:00:03" }, [["clip.endTimecode", "This attribute must be later than clip.startTimecode."]]],
+  ["malformed start", { startTimecode: "1 minute" }, [["clip[startTimecode]", timecodeTitle]]],
+  ["malformed both", { startTimecode: "00:99:00", endTimecode: "-3" }, [["clip[startTimecode]", timecodeTitle], ["clip[endTimecode]", timecodeTitle]]],
+  ["end before start", { startTimecode: "00:00:05", endTimecode: "00:00:02" }, [["clip[endTimecode]", "This attribute must be later than startTimecode."]]],
+  ["end equal to start", { startTimecode: "3", endTimecode: "00:00:03" }, [["clip[endTimecode]", "This attribute must be later than startTimecode."]]],
 ] as const)("%s → 400 invalid-attribute", (_, input, want) => {
   const { problems, clip } = checkClip(input);
   expect(clip).toBeNull();

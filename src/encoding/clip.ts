@@ -23,9 +23,9 @@ export function checkClip(input: { startTimecode?: string; endTimecode?: string 
   const problems: Problem[] = [];
   const start = input.startTimecode === undefined ? 0 : parseTimecode(input.startTimecode);
   const end = input.endTimecode === undefined ? null : parseTimecode(input.endTimecode);
-  if (start === null) problems.push(invalidProblem("clip.startTimecode", TIMECODE));
-  if (input.endTimecode !== undefined && end === null) problems.push(invalidProblem("clip.endTimecode", TIMECODE));
-  if (start !== null && end !== null && end <= start) problems.push(invalidProblem("clip.endTimecode", "This attribute must be later than clip.startTimecode."));
+  if (start === null) problems.push(invalidProblem("clip[startTimecode]", TIMECODE));
+  if (input.endTimecode !== undefined && end === null) problems.push(invalidProblem("clip[endTimecode]", TIMECODE));
+  if (start !== null && end !== null && end <= start) problems.push(invalidProblem("clip[endTimecode]", "This attribute must be later than startTimecode."));
   if (problems.length || start === null) return { problems, clip: null };
   if (start === 0 && end === null) return { problems, clip: null }; // the whole video
   return { problems, clip: { startS: start, endS: end, ...input } };

@@ -25,7 +25,7 @@ export const watermarkOf = (row: { watermark: string | null }): StoredWatermark 
 
 /**
  * Checks `watermark` and `clip`: every problem (an id that is not one of this scope's watermarks is
- * a 400 on `watermark.id`: POST /videos answers no 404), the column values, and the image to copy.
+ * a 400 on `watermark[id]`: POST /videos answers no 404), the column values, and the image to copy.
  */
 export function checkCreationExtras(ctx: ScopeCtx, input: CreationExtras): { problems: Problem[]; columns: Partial<VideoRow>; image: WatermarkRow | null } {
   const problems: Problem[] = [];
@@ -37,7 +37,7 @@ export function checkCreationExtras(ctx: ScopeCtx, input: CreationExtras): { pro
     if (id) {
       image = ctx.db.select().from(watermarks)
         .where(and(eq(watermarks.id, id), eq(watermarks.projectId, ctx.projectId), eq(watermarks.environment, ctx.environment))).get() ?? null;
-      if (!image) problems.push(invalidProblem("watermark.id", "This attribute must be the id of one of your watermarks."));
+      if (!image) problems.push(invalidProblem("watermark[id]", "This attribute must be the id of one of your watermarks."));
     }
     if (image) columns.watermark = JSON.stringify(storedWatermark(input.watermark, image.id, image.format));
   }
@@ -53,7 +53,7 @@ export function checkCreationExtras(ctx: ScopeCtx, input: CreationExtras): { pro
 export async function keepWatermarkImage(ctx: ScopeCtx, video: Pick<VideoRow, "projectId" | "environment" | "id">, image: WatermarkRow): Promise<void> {
   const blob = ctx.storage.get(watermarkKey(image));
   // Deleted between the check and now.
-  if (!blob) throw invalidAttribute("watermark.id", "This attribute must be the id of one of your watermarks.");
+  if (!blob) throw invalidAttribute("watermark[id]", "This attribute must be the id of one of your watermarks.");
   await ctx.storage.put(videoWatermarkKey(video, image.format), blob);
 }
 

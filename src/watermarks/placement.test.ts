@@ -12,12 +12,12 @@ test.each([
 });
 
 test.each([
-  ["no id", { top: "10px" }, [["attribute-required", "watermark.id"]]],
-  ["units other than px and %", { id, top: "1em", width: "big" }, [["invalid-attribute", "watermark.top"], ["invalid-attribute", "watermark.width"]]],
-  ["over 100%", { id, left: "101%", height: "150%" }, [["invalid-attribute", "watermark.left"], ["invalid-attribute", "watermark.height"]]],
-  ["opposite edges", { id, top: "1px", bottom: "1px", left: "1px", right: "1px" }, [["invalid-attribute", "watermark.bottom"], ["invalid-attribute", "watermark.right"]]],
-  ["opacity not a percentage", { id, opacity: "half" }, [["invalid-attribute", "watermark.opacity"]]],
-  ["opacity over 100%", { id, opacity: "120%" }, [["invalid-attribute", "watermark.opacity"]]],
+  ["no id", { top: "10px" }, [["attribute-required", "watermark[id]"]]],
+  ["units other than px and %", { id, top: "1em", width: "big" }, [["invalid-attribute", "watermark[top]"], ["invalid-attribute", "watermark[width]"]]],
+  ["over 100%", { id, left: "101%", height: "150%" }, [["invalid-attribute", "watermark[left]"], ["invalid-attribute", "watermark[height]"]]],
+  ["opposite edges", { id, top: "1px", bottom: "1px", left: "1px", right: "1px" }, [["invalid-attribute", "watermark[bottom]"], ["invalid-attribute", "watermark[right]"]]],
+  ["opacity not a percentage", { id, opacity: "half" }, [["invalid-attribute", "watermark[opacity]"]]],
+  ["opacity over 100%", { id, opacity: "120%" }, [["invalid-attribute", "watermark[opacity]"]]],
 ])("%s → problems", (_, input, want) => {
   expect(placementProblems(input).map((p) => [p.kind, p.name])).toEqual(want);
 });

@@ -30,20 +30,20 @@ function lengthProblem(value: string): string | null {
 /** Every rule the placement breaks (the id is checked against the scope by the caller). */
 export function placementProblems(p: WatermarkRequest): Problem[] {
   const problems: Problem[] = [];
-  if (p.id === undefined || p.id === "") problems.push(requiredProblem("watermark.id"));
+  if (p.id === undefined || p.id === "") problems.push(requiredProblem("watermark[id]"));
   for (const edge of EDGES) {
     const why = p[edge] !== undefined ? lengthProblem(p[edge]!) : null;
-    if (why) problems.push(invalidProblem(`watermark.${edge}`, `This attribute ${why}.`));
+    if (why) problems.push(invalidProblem(`watermark[${edge}]`, `This attribute ${why}.`));
   }
   for (const size of SIZES) {
     const why = p[size] !== undefined && p[size]!.trim() !== "initial" ? lengthProblem(p[size]!) : null;
-    if (why) problems.push(invalidProblem(`watermark.${size}`, `This attribute ${why}, or initial.`));
+    if (why) problems.push(invalidProblem(`watermark[${size}]`, `This attribute ${why}, or initial.`));
   }
-  if (p.top !== undefined && p.bottom !== undefined) problems.push(invalidProblem("watermark.bottom", "Set top or bottom, not both."));
-  if (p.left !== undefined && p.right !== undefined) problems.push(invalidProblem("watermark.right", "Set left or right, not both."));
+  if (p.top !== undefined && p.bottom !== undefined) problems.push(invalidProblem("watermark[bottom]", "Set top or bottom, not both."));
+  if (p.left !== undefined && p.right !== undefined) problems.push(invalidProblem("watermark[right]", "Set left or right, not both."));
   if (p.opacity !== undefined) {
     const m = /^(\d+(?:\.\d+)?)%?$/.exec(p.opacity.trim());
-    if (!m || Number(m[1]) > 100) problems.push(invalidProblem("watermark.opacity", "This attribute must be a percentage from 0% to 100%."));
+    if (!m || Number(m[1]) > 100) problems.push(invalidProblem("watermark[opacity]", "This attribute must be a percentage from 0% to 100%."));
   }
   return problems;
 }
