@@ -6,9 +6,10 @@ import { ApiError, notFound } from "../http/errors";
 import { offsetOf, paginate, type Page } from "../http/pagination";
 import { newId } from "../ids";
 import { MediaError, runFfmpeg } from "../media/ffmpeg";
-import { imageCheckArgs, imageInfo, type ImageInfo } from "../media/image";
+import { imageCheckArgs } from "../media/args-image";
+import { imageSize } from "../players/image";
 import type { ReceivedFile, UploadRequest } from "../uploads/receive";
-import { receiveFile } from "../uploads/receive";
+import { receiveThumbnail, type ImageRules } from "../videos/thumbnail";
 
 export type WatermarkRow = typeof watermarks.$inferSelect;
 
@@ -27,15 +28,20 @@ const body = (row: WatermarkRow) => ({ watermarkId: row.id, createdAt: row.creat
 
 const invalidImage = (detail: string) => new ApiError(400, "uploaded-file-invalid-file", "The uploaded file is not a supported image.", { name: "file", detail });
 
-// The real format and size from the bytes, never the file name.
-async function checkHeader(file: ReceivedFile): Promise<ImageInfo> {
-  // 64 KiB reaches the frame header past any EXIF or colour-profile segments a camera writes.
-  const info = imageInfo(new Uint8Array(await file.temp.blob().slice(0, 65536).arrayBuffer()));
-  if (!info) throw invalidImage("Watermarks must be JPEG or PNG images.");
-  if (info.width > MAX_WATERMARK_SIDE || info.height > MAX_WATERMARK_SIDE) {
-    throw invalidImage(`Watermarks may be at most ${MAX_WATERMARK_SIDE}×${MAX_WATERMARK_SIDE} pixels; this one is ${info.width}×${info.height}.`);
+const WATERMARK_RULES: ImageRules = {
+  maxBytes: MAX_WATERMARK_BYTES,
+  types: ["image/jpeg", "image/png"],
+  refused: () => invalidImage("Watermarks must be JPEG or PNG images."),
+};
+
+// The pixel size from the header; 256 KiB reaches the frame header past any EXIF or colour profile.
+async function checkSize(file: ReceivedFile): Promise<{ width: number; height: number }> {
+  const size = imageSize(new Uint8Array(await file.temp.blob().slice(0, 256 * 1024).arrayBuffer()));
+  if (!size) throw invalidImage("The JPEG or PNG header could not be read.");
+  if (size.width > MAX_WATERMARK_SIDE || size.height > MAX_WATERMARK_SIDE) {
+    throw invalidImage(`Watermarks may be at most ${MAX_WATERMARK_SIDE}×${MAX_WATERMARK_SIDE} pixels; this one is ${size.width}×${size.height}.`);
   }
-  return info;
+  return size;
 }
 
 // A header can be fine over a broken body: decode it once now rather than fail every encode later.
@@ -50,19 +56,20 @@ async function checkDecodes(ctx: ScopeCtx, path: string): Promise<void> {
   }
 }
 
-/** POST /watermarks: stores one JPEG or PNG (checked by its bytes and a decode) as a new watermark. */
+/** POST /watermarks: stores one JPEG or PNG (its type read from its bytes, then decoded) as a new watermark. */
 export async function uploadWatermark(ctx: ScopeCtx, request: UploadRequest) {
-  const file = await receiveFile(ctx, request, MAX_WATERMARK_BYTES);
-  let info: ImageInfo;
+  // The shared receive-and-check step of thumbnails and logos: one file part, its real type.
+  const file = await receiveThumbnail(ctx, request, WATERMARK_RULES);
+  let size: { width: number; height: number };
   try {
-    info = await checkHeader(file);
+    size = await checkSize(file);
   } catch (err) {
     await file.temp.abort();
     throw err;
   }
   const row: WatermarkRow = {
     id: newId("watermark_"), projectId: ctx.projectId, environment: ctx.environment,
-    format: info.format, width: info.width, height: info.height, createdAt: atom(ctx.clock.now()),
+    format: file.type === "image/png" ? "png" : "jpg", ...size, createdAt: atom(ctx.clock.now()),
   };
   // File first, then the row: a listed watermark always has its image.
   await file.temp.commit(watermarkKey(row));

@@ -79,6 +79,7 @@ describe("the official client on /watermarks", () => {
     const cases: [string, [string, Blob | string, string?][], number, string][] = [
       ["a PNG named .jpg (the bytes decide)", [["file", new Blob([png]), "logo.jpg"]], 200, ""],
       ["text named .png", [["file", new Blob(["not an image"]), "logo.png"]], 400, "uploaded-file-invalid-file"],
+      ["a PNG over 4096 px wide", [["file", Bun.file(await makeImage("png", "red", "4100x8")), "wide.png"]], 400, "uploaded-file-invalid-file"],
       ["a JPEG cut in half", [["file", new Blob([jpg.slice(0, jpg.length / 2)]), "cut.jpg"]], 400, "uploaded-file-invalid-file"],
       ["no file", [["name", "logo"]], 400, "uploaded-file-no-file"],
       ["two files", [["a", new Blob([png]), "a.png"], ["b", new Blob([png]), "b.png"]], 400, "uploaded-file-multiple-files"],
