@@ -9,7 +9,7 @@ import { newId } from "../ids";
 import { placementProblems, storedWatermark, type StoredWatermark, type WatermarkRequest } from "../watermarks/placement";
 import { watermarkKey, type WatermarkRow } from "../watermarks/service";
 import type { VideoRow } from "./body";
-import { inputProblems, type VideoInput } from "./service";
+import { inputProblems, videoKey, type VideoInput } from "./service";
 
 export interface CreationExtras {
   watermark?: WatermarkRequest;
@@ -71,7 +71,7 @@ export async function withCreationExtras<T>(ctx: ScopeCtx, input: VideoInput & C
   try {
     return create({ id: video.id, ...checked.columns });
   } catch (err) {
-    if (checked.image) await ctx.storage.delete(videoWatermarkKey(video, checked.image.format));
+    if (checked.image) await ctx.storage.delete(videoKey(video));
     throw err;
   }
 }

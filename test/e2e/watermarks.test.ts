@@ -3,7 +3,7 @@
 // trimmed to the clip (HLS, MP4, status, thumbnail), in production and in the sandbox beside its
 // own mark; bad inputs are 400s naming the attribute.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import ApiVideoClient from "@api.video/nodejs-client";
 import { ffprobeJson, makeClip, mediaTempDir } from "../fixtures/media";
@@ -212,6 +212,33 @@ describe("a remuxable 720p source with a watermark and a clip", () => {
     const rest = { x: W / 2, y: 0, w: W / 2, h: H };
     expect(regionDiff(thumb, at2, W, rest)).toBeLessThan(10);
     expect(regionDiff(thumb, at1, W, rest)).toBeGreaterThan(regionDiff(thumb, at2, W, rest) * 2);
+  });
+
+  test("a copy (`source`: videoId) gets its own clip and watermark through the same encode", async () => {
+    const mark = await client.watermarks.upload(await makeImage("png", "red"));
+    const copy = await client.videos.create({
+      title: "copied clip", source: videoId,
+      watermark: { id: mark.watermarkId, bottom: "0", right: "0", width: "20%" },
+      clip: { startTimecode: "00:00:00.500", endTimecode: "00:00:01.500" },
+    });
+    await waitEncoded(app, project.productionKey, copy.videoId, "production", 150_000);
+    const mp4 = `${app.urls.production}/vod/${copy.videoId}/mp4/source.mp4`;
+    expect(Math.abs(Number((await ffprobeJson(mp4)).format.duration) - 1)).toBeLessThan(0.25);
+    // The copy's clip starts 1.5 s into the original source (frame 37, ±1); its mark is bottom right, not top left.
+    const [src, out] = await Promise.all([rgbFrame(source, 37, W, H), rgbFrame(mp4, 0, W, H)]);
+    expect(regionDiff(src, out, W, { x: W - 56, y: H - 30, w: 48, h: 24 })).toBeGreaterThan(40);
+    expect(regionDiff(src, out, W, { x: 8, y: 8, w: 80, h: 40 })).toBeLessThan(8);
+  });
+
+  test("a refused copy leaves nothing behind", async () => {
+    const mark = await client.watermarks.upload(await makeImage("png", "red"));
+    const folders = () => readdirSync(app.ctx.storage.localDir([project.projectId, "production", "videos"])).sort();
+    const before = [(await client.videos.list({})).pagination.itemsTotal, folders()];
+    const res = await createVideo({ source: "vi0000000000000000000000", watermark: { id: mark.watermarkId } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { name: string }).name).toBe("source");
+    // No row, and no folder holding a copy of the image.
+    expect([(await client.videos.list({})).pagination.itemsTotal, folders()]).toEqual(before);
   });
 });
 
