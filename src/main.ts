@@ -10,7 +10,7 @@ import { openDatabase } from "./db/client";
 import { migrate } from "./db/migrate";
 import { PreparedStatements } from "./db/prepared";
 import { adminApi, mainApi } from "./http/apps";
-import { listen, type Listener } from "./http/servers";
+import { listen, type Listener, type Served } from "./http/servers";
 import { encodeHandler } from "./encoding/job";
 import { summaryHandler } from "./summaries/generate";
 import { withSpeechFollowUps } from "./transcripts/after-encoding";
@@ -74,7 +74,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   const rtmpPort = await ctx.live.start(ctx);
 
   const listeners: Listener[] = [];
-  const bind = (app: { fetch: (r: Request) => Response | Promise<Response> }, port: number) => {
+  const bind = (app: Served, port: number) => {
     const listener = listen(app, config.host, port);
     listeners.push(listener);
     return listener.port;

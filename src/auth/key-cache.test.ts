@@ -102,3 +102,44 @@ test("two caches share nothing", () => {
   a.key("h1", () => key("api_key_1"));
   expect(b.key("h1", () => undefined)).toBeUndefined();
 });
+
+describe("whole Authorization headers", () => {
+  const entry = (expiresAt: number, pairId = "", k = key("api_key_1")) => ({ key: k, pairId, expiresAt });
+
+  test("a repeated header does not load again; an expired one loads again (and the load decides)", () => {
+    const cache = new KeyCache();
+    let loads = 0;
+    expect(cache.credential("h1", 0, () => (loads++, entry(Infinity)))?.key.id).toBe("api_key_1");
+    expect(cache.credential("h1", 1e15, () => (loads++, entry(Infinity)))?.key.id).toBe("api_key_1");
+    expect(loads).toBe(1);
+    cache.credential("t1", 1000, () => (loads++, entry(5000, "pair_1")));
+    cache.credential("t1", 4999, () => (loads++, entry(5000, "pair_1")));
+    expect(loads).toBe(2);
+    expect(() => cache.credential("t1", 5000, () => {
+      loads++;
+      throw new Error("expired");
+    })).toThrow("expired");
+    expect(loads).toBe(3);
+  });
+
+  test("revoking the pair, the key or the project forgets the header", () => {
+    const cache = new KeyCache();
+    let loads = 0;
+    const check = (hash: string, load: () => ReturnType<typeof entry>, expected: number) => {
+      cache.credential(hash, 0, () => (loads++, load()));
+      expect(loads).toBe(expected);
+    };
+    const token = () => entry(5000, "pair_1");
+    check("t1", token, 1);
+    cache.invalidateTokenPair("pair_1");
+    check("t1", token, 2);
+    const basicKey = () => entry(Infinity, "", key("api_key_2", "project_b"));
+    check("b1", basicKey, 3);
+    cache.invalidateKey("api_key_1");
+    check("b1", basicKey, 3);
+    cache.invalidateKey("api_key_2");
+    check("b1", basicKey, 4);
+    cache.invalidateProject("project_b");
+    check("b1", basicKey, 5);
+  });
+});

@@ -1,10 +1,13 @@
 import type { Environment } from "../config";
+import type { ScopeCtx } from "../context";
 
 /** What authentication needs of an API key. */
 export interface CachedKey {
   id: string;
   projectId: string;
   environment: Environment;
+  /** The request scope this key grants, built on its first use (a key is valid on one environment only). */
+  scope?: ScopeCtx;
 }
 
 /** What authentication needs of a project: whether it still exists, and its mode. */
@@ -13,11 +16,12 @@ export interface CachedProject {
   productionEnabled: boolean;
 }
 
-/** A live bearer access token and the key it stands for. */
+/** A live bearer access token (or a whole Authorization header) and the key it stands for. */
 export interface CachedToken {
   key: CachedKey;
+  /** The token pair it belongs to; "" for an API key. */
   pairId: string;
-  /** Epoch milliseconds; the token is refused from this instant on. */
+  /** Epoch milliseconds; the token is refused from this instant on (Infinity for an API key). */
   expiresAt: number;
 }
 
@@ -56,11 +60,13 @@ export class KeyCache {
   private readonly keys: Bounded<CachedKey>;
   private readonly projects: Bounded<CachedProject>;
   private readonly tokens: Bounded<CachedToken>;
+  private readonly headers: Bounded<CachedToken>;
 
   constructor(capacity = 4096) {
     this.keys = new Bounded(capacity);
     this.projects = new Bounded(capacity);
     this.tokens = new Bounded(capacity);
+    this.headers = new Bounded(capacity);
   }
 
   /** The key whose secret hashes to `secretHash`, loading (and remembering) it on a miss. */
@@ -88,10 +94,26 @@ export class KeyCache {
     return token;
   }
 
+  /**
+   * What a whole Authorization header hashing to `headerHash` stands for, if still live at `nowMs`:
+   * a repeated header then costs one hash, with no decoding or parsing. Loads (and remembers) on a
+   * miss, and once the entry expired (the load then says why it is refused).
+   */
+  credential(headerHash: string, nowMs: number, load: () => CachedToken | undefined): CachedToken | undefined {
+    let entry = this.headers.get(headerHash);
+    if (entry && entry.expiresAt <= nowMs) {
+      this.headers.delete(headerHash);
+      entry = undefined;
+    }
+    if (!entry && (entry = load())) this.headers.set(headerHash, entry);
+    return entry;
+  }
+
   /** Forgets a key and its tokens (call when a key is deleted or changed). */
   invalidateKey(keyId: string): void {
     this.keys.deleteWhere((k) => k.id === keyId);
     this.tokens.deleteWhere((t) => t.key.id === keyId);
+    this.headers.deleteWhere((t) => t.key.id === keyId);
   }
 
   /** Forgets a project's state and its keys and tokens (call when a project is changed or deleted). */
@@ -99,10 +121,12 @@ export class KeyCache {
     this.projects.delete(projectId);
     this.keys.deleteWhere((k) => k.projectId === projectId);
     this.tokens.deleteWhere((t) => t.key.projectId === projectId);
+    this.headers.deleteWhere((t) => t.key.projectId === projectId);
   }
 
   /** Forgets the tokens of one pair (call when the pair is revoked, e.g. by a refresh). */
   invalidateTokenPair(pairId: string): void {
     this.tokens.deleteWhere((t) => t.pairId === pairId);
+    this.headers.deleteWhere((t) => t.pairId === pairId);
   }
 }

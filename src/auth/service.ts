@@ -6,7 +6,7 @@ import { apiKeys, authTokens, projects } from "../db/schema";
 import { invalidCredentials, unauthorized } from "../http/errors";
 import { newId, newSecret } from "../ids";
 import { constantTimeEqual, sha256Hex } from "../security";
-import type { CachedKey } from "./key-cache";
+import type { CachedKey, CachedToken } from "./key-cache";
 
 export const ACCESS_TOKEN_TTL_S = 3600;
 /** Refresh tokens outlive access tokens so a client can renew without its API key. */
@@ -82,14 +82,14 @@ function liveToken(app: AppContext, hash: string, kind: "access" | "refresh") {
   return row && constantTimeEqual(row.hash, hash) ? row : undefined;
 }
 
-/** The key a live access token stands for, or undefined. */
-function keyByAccessToken(app: AppContext, token: string): CachedKey | undefined {
+/** The live access token hashing to `hash`, with the key it stands for, or undefined. */
+function accessToken(app: AppContext, token: string): CachedToken | undefined {
   const hash = sha256Hex(token);
   return app.keyCache.accessToken(hash, app.clock.now().getTime(), () => {
     const row = liveToken(app, hash, "access");
     const key = row && keyByIdQuery(app).get({ id: row.apiKeyId });
     return key && { key: cachedKey(key), pairId: row.pairId, expiresAt: row.expiresAt };
-  })?.key;
+  });
 }
 
 /** POST /auth/api-key: trades an API key of this environment for an access and a refresh token. */
@@ -112,29 +112,41 @@ export function refreshTokens(app: AppContext, environment: Environment, refresh
   return mintPair(app, key.id);
 }
 
-/** Parses an Authorization header (Basic `key:`, `Bearer token` or a bare token) into a request scope, or throws 401. */
+/** Parses an Authorization header (Basic `key:`, `Bearer token` or a bare token) into what it stands for, or throws 401. */
+function parseCredential(app: AppContext, value: string): CachedToken {
+  const space = value.search(/\s/);
+  const scheme = space < 0 ? value : value.slice(0, space);
+  const rest = space < 0 ? "" : value.slice(space).trim();
+  if (scheme.toLowerCase() === "basic") {
+    const decoded = Buffer.from(rest, "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    if (colon < 0) throw unauthorized("authentication-invalid-authorization-header-value", "The Authorization header is malformed.", "Basic credentials must be \"<api key>:\" with the colon.");
+    const key = keyBySecret(app, decoded.slice(0, colon));
+    if (!key) throw unauthorized("authentication-invalid-api-key", "The API key is invalid.");
+    return { key, pairId: "", expiresAt: Infinity };
+  }
+  const bare = rest === "";
+  if (!bare && scheme.toLowerCase() !== "bearer") {
+    throw unauthorized("authentication-invalid-authorization-header-value", "The Authorization header is malformed.", "Use Basic or Bearer.");
+  }
+  const token = accessToken(app, bare ? scheme : rest);
+  if (!token) throw unauthorized("authentication-invalid-access-token", "The access token is invalid or expired.");
+  return token;
+}
+
+/**
+ * Authenticates a main-API request from its Authorization header into a request scope, or throws 401.
+ * A header seen before costs one hash: the cache maps whole headers to what they stand for.
+ */
 export function authenticate(app: AppContext, environment: Environment, header: string | undefined): ScopeCtx {
   const value = header?.trim();
   if (!value) {
     throw unauthorized("authentication-missing-authorization-header", "The Authorization header is missing.", "Send Basic auth with your API key as the user name, or a bearer token from /auth/api-key.");
   }
-  const [scheme, rest = ""] = value.split(/\s+(.*)/s, 2);
-  let key: CachedKey | undefined;
-  if (scheme.toLowerCase() === "basic") {
-    const decoded = Buffer.from(rest.trim(), "base64").toString("utf8");
-    const colon = decoded.indexOf(":");
-    if (colon < 0) throw unauthorized("authentication-invalid-authorization-header-value", "The Authorization header is malformed.", "Basic credentials must be \"<api key>:\" with the colon.");
-    key = keyBySecret(app, decoded.slice(0, colon));
-    if (!key) throw unauthorized("authentication-invalid-api-key", "The API key is invalid.");
-  } else {
-    const bare = rest === "";
-    if (!bare && scheme.toLowerCase() !== "bearer") {
-      throw unauthorized("authentication-invalid-authorization-header-value", "The Authorization header is malformed.", "Use Basic or Bearer.");
-    }
-    key = keyByAccessToken(app, bare ? scheme : rest.trim());
-    if (!key) throw unauthorized("authentication-invalid-access-token", "The access token is invalid or expired.");
-  }
+  // parseCredential throws rather than return nothing, so a credential always comes back.
+  const key = app.keyCache.credential(sha256Hex(value), app.clock.now().getTime(), () => parseCredential(app, value))!.key;
   const why = refusal(app, key, environment);
   if (why) throw unauthorized("authentication-invalid-api-key", "The API key is not valid here.", why);
-  return { ...app, projectId: key.projectId, environment, apiKeyId: key.id };
+  // Passing `refusal` means the key belongs to this environment, so its scope can be built once.
+  return (key.scope ??= { ...app, projectId: key.projectId, environment, apiKeyId: key.id });
 }

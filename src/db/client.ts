@@ -2,7 +2,8 @@ import Database from "better-sqlite3";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import * as schema from "./schema";
 
-export type Db = BetterSQLite3Database<typeof schema>;
+/** Drizzle over the one connection; `$client` is that better-sqlite3 connection, for the rare hand-written hot query. */
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
 export interface Database_ {
   sqlite: Database.Database;

@@ -14,7 +14,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly kind: string,
     readonly title: string,
-    readonly fields: { name?: string; detail?: string; problems?: Problem[]; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+    /** `name: null` leaves the attribute out of main-API bodies (api.video's 429 has none). */
+    readonly fields: { name?: string | null; detail?: string; problems?: Problem[]; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
   ) {
     super(title);
   }
@@ -24,12 +25,9 @@ export class ApiError extends Error {
    * 400 fields: `total_problems` (how many rules were broken) and `constraint` (the first one's kind).
    */
   body(docsUrl: string, dialect: ErrorDialect = "main"): Record<string, unknown> {
-    const body: Record<string, unknown> = {
-      type: `${docsUrl}/reference/${this.kind}`,
-      title: this.title,
-      name: this.fields.name ?? "",
-      status: this.status,
-    };
+    const body: Record<string, unknown> = { type: `${docsUrl}/reference/${this.kind}`, title: this.title };
+    if (this.fields.name !== null || dialect === "admin") body.name = this.fields.name ?? "";
+    body.status = this.status;
     if (this.fields.detail !== undefined) body.detail = this.fields.detail;
     if (this.fields.problems) {
       body.problems = this.fields.problems.map((p) => ({ type: `${docsUrl}/reference/${p.kind}`, title: p.title, name: p.name }));
@@ -72,7 +70,7 @@ export const invalidCredentials = (detail: string) =>
   new ApiError(400, "authentication-invalid-user-credentials", "The user credentials were incorrect.", { detail });
 
 export const tooManyRequests = (retryAfterS: number) =>
-  new ApiError(429, "too-many-requests", "Too many requests.", { headers: { "Retry-After": String(retryAfterS) } });
+  new ApiError(429, "too-many-requests", "Too many requests.", { name: null, headers: { "Retry-After": String(retryAfterS) } });
 
 export const conflict = (kind: string, title: string, name: string, detail?: string) => new ApiError(409, kind, title, { name, detail });
 

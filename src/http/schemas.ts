@@ -10,5 +10,8 @@ export const errorBody = t.Object({
   problems: t.Optional(t.Array(t.Object({ type: t.String(), title: t.String(), name: t.String() }))),
 });
 
+/** api.video's 429 body: no `name`. */
+export const tooManyRequestsBody = t.Object({ type: t.String(), title: t.String(), status: t.Integer() });
+
 /** Error statuses any authenticated main-API route may answer with. */
-export const apiErrors = { 400: errorBody, 401: errorBody, 404: errorBody, 429: errorBody, 500: errorBody };
+export const apiErrors = { 400: errorBody, 401: errorBody, 404: errorBody, 429: tooManyRequestsBody, 500: errorBody };

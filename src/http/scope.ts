@@ -1,14 +1,9 @@
 import { Elysia } from "elysia";
-import { authenticate } from "../auth/service";
-import type { Environment } from "../config";
-import type { AppContext } from "../context";
+import type { ApiGate } from "./api-gate";
 
-/** Authenticates main-API requests of one listener and hands routes the request's `scope`. */
-export function requireScope(app: AppContext, environment: Environment) {
-  // Reads the one header it needs: asking Elysia for `headers` would copy them all on every request.
-  return new Elysia().resolve({ as: "scoped" }, ({ request }) => ({
-    scope: authenticate(app, environment, request.headers.get("authorization") ?? undefined),
-  }));
+/** Hands routes the request's `scope`, authenticated once per request by the listener's gate (401 when it failed). */
+export function requireScope(gate: ApiGate) {
+  return new Elysia().resolve({ as: "scoped" }, ({ request }) => ({ scope: gate.scope(request) }));
 }
 
 export type ScopePlugin = ReturnType<typeof requireScope>;

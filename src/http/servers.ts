@@ -12,8 +12,15 @@ const MAX_BODY = 21 * 1024 ** 3;
 /** How long a stop waits for in-flight requests before closing what is left. */
 const STOP_GRACE_MS = 5000;
 
+/** What `listen` serves: an Elysia app, or anything with its `fetch`. */
+export interface Served {
+  fetch: (request: Request) => Response | Promise<Response>;
+  /** Elysia's handle on its server, which hooks read as `server` (the client address: `server.requestIP`). */
+  server?: Server<any> | null;
+}
+
 /** Serves an Elysia app with Bun on host:port (0 picks a free port). */
-export function listen(app: { fetch: (request: Request) => Response | Promise<Response> }, host: string, port: number): Listener {
+export function listen(app: Served, host: string, port: number): Listener {
   const server: Server<undefined> = Bun.serve({
     hostname: host,
     port,
@@ -26,6 +33,8 @@ export function listen(app: { fetch: (request: Request) => Response | Promise<Re
     // Long enough for slow uploads and webhook-free long polls; Bun's maximum is 255 s.
     idleTimeout: 120,
   });
+  // What Elysia's own listen() does; without it a hook's `server` is null.
+  if ("server" in app) app.server = server;
   return {
     port: server.port!,
     async stop() {
