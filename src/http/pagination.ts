@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { ApiError, invalidProblem } from "./errors";
+import { ApiError, invalidAttributes, invalidProblem } from "./errors";
 
 /** Query fields every main-API list accepts; kept as strings so a bad value is reported by name. */
 export const pageQuery = {
@@ -63,3 +63,18 @@ export const paginationSchema = t.Object({
   currentPageItems: t.Integer(),
   links: t.Array(t.Object({ rel: t.String(), uri: t.String() })),
 });
+
+/**
+ * Checks `sortBy` (one of `columns`' names, default `fallback`) and `sortOrder` (asc | desc, any
+ * case, default asc) together, so both problems come back in one 400.
+ */
+export function parseSort<K extends string>(query: { sortBy?: string; sortOrder?: string }, columns: readonly K[], fallback: K): { sortBy: K; desc: boolean } {
+  const problems = [];
+  if (query.sortBy !== undefined && !(columns as readonly string[]).includes(query.sortBy)) {
+    problems.push(invalidProblem("sortBy", `This attribute must be one of: ${columns.join(", ")}.`));
+  }
+  const order = (query.sortOrder ?? "asc").toLowerCase();
+  if (order !== "asc" && order !== "desc") problems.push(invalidProblem("sortOrder", "This attribute must be one of: asc, desc."));
+  if (problems.length) throw invalidAttributes(problems);
+  return { sortBy: (query.sortBy as K | undefined) ?? fallback, desc: order === "desc" };
+}

@@ -4,7 +4,7 @@ import { atom } from "../clock";
 import type { ScopeCtx } from "../context";
 import { liveStreams } from "../db/schema";
 import { invalidAttributes, invalidProblem, notFound, type Problem } from "../http/errors";
-import { offsetOf, paginate, parsePage } from "../http/pagination";
+import { offsetOf, paginate, parsePage, parseSort } from "../http/pagination";
 import { newId } from "../ids";
 import { liveKey, liveStreamBody, type LiveStreamRow, type Restream } from "./body";
 
@@ -121,11 +121,7 @@ const SORT = { name: liveStreams.name, createdAt: liveStreams.createdAt, updated
 /** GET /live-streams: filtered by exact stream key and partial name, sorted, paginated. */
 export function listLiveStreams(ctx: ScopeCtx, input: { url: string; query: Record<string, string | undefined> }) {
   const q = input.query;
-  const problems: Problem[] = [];
-  if (q.sortBy !== undefined && !(q.sortBy in SORT)) problems.push(invalidProblem("sortBy", "This attribute must be one of: name, createdAt, updatedAt."));
-  const order = (q.sortOrder ?? "asc").toLowerCase();
-  if (order !== "asc" && order !== "desc") problems.push(invalidProblem("sortOrder", "This attribute must be one of: asc, desc."));
-  if (problems.length) throw invalidAttributes(problems);
+  const sort = parseSort(q, Object.keys(SORT) as (keyof typeof SORT)[], "createdAt");
   const page = parsePage(q);
   const where = and(
     inScope(ctx),
@@ -133,9 +129,9 @@ export function listLiveStreams(ctx: ScopeCtx, input: { url: string; query: Reco
     q.name ? sql`instr(lower(${liveStreams.name}), lower(${q.name})) > 0` : undefined,
   );
   const total = ctx.db.select({ n: count() }).from(liveStreams).where(where).get()!.n;
-  const direction = order === "desc" ? desc : asc;
+  const direction = sort.desc ? desc : asc;
   const rows = ctx.db.select().from(liveStreams).where(where)
-    .orderBy(direction(SORT[(q.sortBy ?? "createdAt") as keyof typeof SORT]), direction(sql`${liveStreams}.rowid`))
+    .orderBy(direction(SORT[sort.sortBy]), direction(sql`${liveStreams}.rowid`))
     .limit(page.pageSize).offset(offsetOf(page)).all();
   return paginate(input.url, page, total, rows.map((r) => liveStreamBody(ctx, r)));
 }

@@ -3,8 +3,8 @@ import { atom } from "../clock";
 import type { Environment } from "../config";
 import type { AppContext, ScopeCtx } from "../context";
 import { playerThemes } from "../db/schema";
-import { invalidAttributes, invalidProblem, notFound, type Problem } from "../http/errors";
-import { offsetOf, paginate, parsePage } from "../http/pagination";
+import { invalidAttributes, notFound } from "../http/errors";
+import { offsetOf, paginate, parsePage, parseSort } from "../http/pagination";
 import { newId } from "../ids";
 import { logoUrl, playerBody, playerKey, type PlayerRow } from "./body";
 import { DEFAULT_SETTINGS, inputProblems, pickSettings, readSettings, type PlayerInput, type ThemeSettings } from "./theme";
@@ -64,16 +64,12 @@ const SORT = { name: playerThemes.name, createdAt: playerThemes.createdAt, updat
 /** GET /players: sorted by name, createdAt (default) or updatedAt, paginated. */
 export function listPlayers(ctx: ScopeCtx, input: { url: string; query: Record<string, string | undefined> }) {
   const q = input.query;
-  const problems: Problem[] = [];
-  if (q.sortBy !== undefined && !(q.sortBy in SORT)) problems.push(invalidProblem("sortBy", "This attribute must be one of: name, createdAt, updatedAt."));
-  const order = (q.sortOrder ?? "asc").toLowerCase();
-  if (order !== "asc" && order !== "desc") problems.push(invalidProblem("sortOrder", "This attribute must be one of: asc, desc."));
-  if (problems.length) throw invalidAttributes(problems);
+  const sort = parseSort(q, Object.keys(SORT) as (keyof typeof SORT)[], "createdAt");
   const page = parsePage(q);
   const total = ctx.db.select({ n: count() }).from(playerThemes).where(inScope(ctx)).get()!.n;
-  const direction = order === "desc" ? desc : asc;
+  const direction = sort.desc ? desc : asc;
   const rows = ctx.db.select().from(playerThemes).where(inScope(ctx))
-    .orderBy(direction(SORT[(q.sortBy ?? "createdAt") as keyof typeof SORT]), direction(sql`${playerThemes}.rowid`))
+    .orderBy(direction(SORT[sort.sortBy]), direction(sql`${playerThemes}.rowid`))
     .limit(page.pageSize).offset(offsetOf(page)).all();
   return paginate(input.url, page, total, rows.map((r) => playerBody(ctx, r)));
 }
