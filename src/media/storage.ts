@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { closeSync, constants, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 
@@ -25,6 +25,25 @@ export interface Storage {
   tempFile(): TempFile;
   /** Moves one object to another key. */
   move(from: StorageKey, to: StorageKey): Promise<void>;
+  /**
+   * Positional writes into `key` (created if missing) by one holder at a time: null while another
+   * holds it, unless `takeOver`, which stops that holder (its later writes throw).
+   */
+  openExclusive(key: StorageKey, takeOver?: boolean): ExclusiveFile | null;
+}
+
+/** An object held for positional writes (see Storage.openExclusive). Synchronous, so a take-over stops the old holder at once. */
+export interface ExclusiveFile {
+  /** Writes all of `bytes` at `position`; throws once another holder took the object over. */
+  write(bytes: Uint8Array, position: number): void;
+  /** Sets the object's size, cutting off what lies beyond (throws once taken over). */
+  truncate(size: number): void;
+  /** True once another holder took the object over. */
+  readonly takenOver: boolean;
+  /** Moves the object to `key` (throws once taken over); the handle stays usable until closed. */
+  commitSync(key: StorageKey): void;
+  /** Closes the object and lets another holder have it; safe to call twice. */
+  close(): void;
 }
 
 export type StorageKey = readonly string[];
@@ -109,6 +128,56 @@ export function localStorage(dataDir: string): Storage {
     };
   };
 
+  // Open exclusive files by path: the one place that knows who holds what.
+  const holders = new Map<string, { stop(): void }>();
+  const openExclusive = (key: StorageKey, takeOver = false): ExclusiveFile | null => {
+    const path = pathOf(key);
+    const holder = holders.get(path);
+    if (holder && !takeOver) return null;
+    holder?.stop();
+    mkdirSync(dirname(path), { recursive: true });
+    // Read-write, created if missing, never truncated: what was committed before stays.
+    let handle: number | null = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
+    let takenOver = false;
+    let current = path;
+    const self = {
+      stop() {
+        takenOver = true;
+      },
+    };
+    holders.set(path, self);
+    const live = () => {
+      if (takenOver) throw new Error(`${current} was taken over by another writer`);
+      if (handle === null) throw new Error(`${current} is closed`);
+      return handle;
+    };
+    return {
+      write(bytes, position) {
+        const fd = live();
+        for (let done = 0; done < bytes.byteLength;) done += writeSync(fd, bytes, done, bytes.byteLength - done, position + done);
+      },
+      truncate(size) {
+        ftruncateSync(live(), size);
+      },
+      get takenOver() {
+        return takenOver;
+      },
+      commitSync(to) {
+        live();
+        const target = pathOf(to);
+        mkdirSync(dirname(target), { recursive: true });
+        renameSync(current, target);
+        if (holders.get(current) === self) holders.delete(current);
+        current = target;
+      },
+      close() {
+        if (handle !== null) closeSync(handle);
+        handle = null;
+        if (holders.get(current) === self) holders.delete(current);
+      },
+    };
+  };
+
   return {
     async put(key, body) {
       const temp = tempFile();
@@ -164,6 +233,7 @@ export function localStorage(dataDir: string): Storage {
       mkdirSync(dirname(target), { recursive: true });
       renameSync(pathOf(from), target);
     },
+    openExclusive,
   };
 }
 

@@ -177,9 +177,9 @@ describe("happy paths", () => {
     state = send(state, "part 3/3", 1234);
     expect(isComplete(state)).toBe(true);
     expect(assemblyOrder(state)).toEqual([
-      { key: "part-00001", offset: 0, size: 50 * MiB },
-      { key: "part-00002", offset: 50 * MiB, size: 50 * MiB },
-      { key: "part-00003", offset: 100 * MiB, size: 1234 },
+      { key: "part-00001", offset: 0, size: 50 * MiB, inPlace: false },
+      { key: "part-00002", offset: 50 * MiB, size: 50 * MiB, inPlace: false },
+      { key: "part-00003", offset: 100 * MiB, size: 1234, inPlace: false },
     ]);
     expect(receivedBytes(state)).toBe(100 * MiB + 1234);
   });
@@ -187,7 +187,7 @@ describe("happy paths", () => {
   test("part 1/1: a single small part is the whole file", () => {
     const state = send(emptyUploadState(), "part 1/1", 1000);
     expect(isComplete(state)).toBe(true);
-    expect(assemblyOrder(state)).toEqual([{ key: "part-00001", offset: 0, size: 1000 }]);
+    expect(assemblyOrder(state)).toEqual([{ key: "part-00001", offset: 0, size: 1000, inPlace: false }]);
   });
 
   test("parts out of order, the last first; total known from part 2/3", () => {
@@ -205,8 +205,8 @@ describe("happy paths", () => {
     state = send(state, "part 2/2", 0);
     expect(isComplete(state)).toBe(true);
     expect(assemblyOrder(state)).toEqual([
-      { key: "part-00001", offset: 0, size: M5 },
-      { key: "part-00002", offset: M5, size: 0 },
+      { key: "part-00001", offset: 0, size: M5, inPlace: false },
+      { key: "part-00002", offset: M5, size: 0, inPlace: false },
     ]);
   });
 
@@ -218,9 +218,9 @@ describe("happy paths", () => {
     state = send(state, bytes(2 * M5, 100, 2 * M5 + 100), 100);
     expect(isComplete(state)).toBe(true);
     expect(assemblyOrder(state)).toEqual([
-      { key: chunkKey(parseContentRange(bytes(0, M5, "*"))), offset: 0, size: M5 },
-      { key: chunkKey(parseContentRange(bytes(M5, M5, "*"))), offset: M5, size: M5 },
-      { key: chunkKey(parseContentRange(bytes(2 * M5, 100, "*"))), offset: 2 * M5, size: 100 },
+      { key: chunkKey(parseContentRange(bytes(0, M5, "*"))), offset: 0, size: M5, inPlace: false },
+      { key: chunkKey(parseContentRange(bytes(M5, M5, "*"))), offset: M5, size: M5, inPlace: false },
+      { key: chunkKey(parseContentRange(bytes(2 * M5, 100, "*"))), offset: 2 * M5, size: 100, inPlace: false },
     ]);
     expect(assemblyOrder(state)[0].key).toBe("bytes-00000000000-00005242879");
   });

@@ -8,7 +8,11 @@
  *   3. `checkChunkSize(state, range, size)`;
  *   4. `isDuplicateChunk(state, range)` (a retried byte range) → answer 201 and drop the temp file;
  *   5. in one transaction: reload the state, `checkRangeHeader` again (two chunks may have raced),
- *      `state = recordChunk(...)`, save; when `isComplete(state)`, concatenate `assemblyOrder(state)`.
+ *      `state = recordChunk(...)`, save; when `isComplete(state)`, put `assemblyOrder(state)` together.
+ *
+ * A chunk whose place in the file is known before its body is read (`chunkOffset`) may be written
+ * straight into the partial source at that place; the state marks it `inPlace`, and only the other
+ * chunks (stored as files of their own) are copied in when the upload completes.
  *
  * Error precedence: the first violated rule wins, in this order.
  *   - parse: `malformed`.
@@ -42,19 +46,20 @@ export interface UploadState {
   mode: "bytes" | "part" | null;
   /** bytes mode: total once known. */
   totalBytes: number | null;
-  /** bytes mode: received ranges (inclusive), kept sorted by `from`. */
-  ranges: { from: number; to: number }[];
+  /** bytes mode: received ranges (inclusive), kept sorted by `from`; `inPlace` when written into the partial source, else stored as a chunk file. */
+  ranges: { from: number; to: number; inPlace?: true }[];
   /** part mode: total once known (set by `part N/N`, or any `part P/N`). */
   totalParts: number | null;
-  /** part mode: received parts, kept sorted by `part`. */
-  parts: { part: number; size: number }[];
+  /** part mode: received parts, kept sorted by `part`; `inPlace` as for ranges. */
+  parts: { part: number; size: number; inPlace?: true }[];
 }
 
-/** One stored chunk in concatenation order: its storage key, where it lands in the file, its size. */
+/** One received chunk in file order: its storage key, where it lands in the file, its size, and whether it is already there. */
 export interface AssemblyPiece {
   key: string;
   offset: number;
   size: number;
+  inPlace: boolean;
 }
 
 const MiB = 1_048_576;
@@ -211,15 +216,16 @@ export function isDuplicateChunk(state: UploadState, range: ContentRange): boole
   return range.mode === "bytes" && state.mode === "bytes" && state.ranges.some((r) => r.from === range.from && r.to === range.to);
 }
 
-/** Returns the new state with the chunk recorded (pure, no mutation). Does not validate: check first. */
-export function recordChunk(state: UploadState, range: ContentRange, size: number): UploadState {
+/** Returns the new state with the chunk recorded (pure, no mutation), `inPlace` when its bytes went straight into the partial source. Does not validate: check first. */
+export function recordChunk(state: UploadState, range: ContentRange, size: number, inPlace = false): UploadState {
+  const where = inPlace ? { inPlace: true as const } : {};
   if (range.mode === "bytes") {
     const others = state.ranges.filter((r) => !(r.from === range.from && r.to === range.to));
-    const ranges = [...others, { from: range.from, to: range.to }].sort((a, b) => a.from - b.from);
+    const ranges = [...others, { from: range.from, to: range.to, ...where }].sort((a, b) => a.from - b.from);
     return { ...state, mode: "bytes", totalBytes: range.total ?? state.totalBytes, ranges };
   }
   const others = state.parts.filter((p) => p.part !== range.part);
-  const parts = [...others, { part: range.part, size }].sort((a, b) => a.part - b.part);
+  const parts = [...others, { part: range.part, size, ...where }].sort((a, b) => a.part - b.part);
   return { ...state, mode: "part", totalParts: range.total ?? state.totalParts, parts };
 }
 
@@ -263,14 +269,37 @@ export function assemblyOrder(state: UploadState): AssemblyPiece[] {
   if (state.mode === "bytes") {
     return [...state.ranges]
       .sort((a, b) => a.from - b.from)
-      .map((r) => ({ key: bytesKey(r.from, r.to), offset: r.from, size: r.to - r.from + 1 }));
+      .map((r) => ({ key: bytesKey(r.from, r.to), offset: r.from, size: r.to - r.from + 1, inPlace: r.inPlace === true }));
   }
   let offset = 0;
   return [...state.parts]
     .sort((a, b) => a.part - b.part)
     .map((p) => {
-      const piece = { key: partKey(p.part), offset, size: p.size };
+      const piece = { key: partKey(p.part), offset, size: p.size, inPlace: p.inPlace === true };
       offset += p.size;
       return piece;
     });
+}
+
+/**
+ * Where a chunk's bytes start in the file, when known before its body is read: a byte range's
+ * `from`; a part's when every part before it is in (the sum of their sizes). Null otherwise (and
+ * for a retried byte range, which is not stored again).
+ */
+export function chunkOffset(state: UploadState, range: ContentRange): number | null {
+  if (range.mode === "bytes") return isDuplicateChunk(state, range) ? null : range.from;
+  let offset = 0;
+  let next = 1;
+  for (const p of [...state.parts].sort((a, b) => a.part - b.part)) {
+    if (p.part >= range.part) break;
+    if (p.part !== next) return null;
+    offset += p.size;
+    next++;
+  }
+  return next === range.part ? offset : null;
+}
+
+/** The end of the bytes written in place so far (0 when none): the partial source beyond it holds nothing that counts. */
+export function inPlaceEnd(state: UploadState): number {
+  return assemblyOrder(state).reduce((end, p) => (p.inPlace ? Math.max(end, p.offset + p.size) : end), 0);
 }

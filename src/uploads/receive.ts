@@ -1,13 +1,14 @@
 import type { ScopeCtx } from "../context";
 import { ApiError, invalidPayload } from "../http/errors";
 import type { TempFile } from "../media/storage";
-import { parseMultipart, type PartInfo } from "./multipart";
+import { parseMultipart, type FileSink, type PartInfo } from "./multipart";
 
 /** api.video's per-request ceiling for one file part (apivideo-behaviour §2.1). */
 export const MAX_REQUEST_FILE_BYTES = 209_715_200;
 
-export interface ReceivedFile {
-  temp: TempFile;
+export interface ReceivedFile<S extends FileSink = TempFile> {
+  /** Where the bytes went (a temp file unless the caller opened something else). */
+  temp: S;
   info: PartInfo;
   size: number;
   /** Text fields of the form, wherever they stood relative to the file (e.g. `videoId`). */
@@ -22,16 +23,20 @@ export interface UploadRequest {
 
 const fileError = (kind: string, title: string, detail: string) => new ApiError(400, kind, title, { name: "file", detail });
 
-/** Streams the request's single file part into a temp file; exactly one file is required. */
-export async function receiveFile(ctx: ScopeCtx, request: UploadRequest, maxFileBytes = MAX_REQUEST_FILE_BYTES): Promise<ReceivedFile> {
+/** Streams the request's single file part into a temp file (or what `open` gives); exactly one file is required. */
+export async function receiveFile(ctx: ScopeCtx, request: UploadRequest, maxFileBytes?: number): Promise<ReceivedFile>;
+export async function receiveFile<S extends FileSink>(ctx: ScopeCtx, request: UploadRequest, maxFileBytes: number, open: () => S): Promise<ReceivedFile<S>>;
+export async function receiveFile(
+  ctx: ScopeCtx, request: UploadRequest, maxFileBytes = MAX_REQUEST_FILE_BYTES, open: () => FileSink = () => ctx.storage.tempFile(),
+): Promise<ReceivedFile<FileSink>> {
   if (!request.body || !request.contentType?.toLowerCase().startsWith("multipart/form-data")) {
     throw invalidPayload("Send the file as multipart/form-data.");
   }
-  const temps: TempFile[] = [];
+  const temps: FileSink[] = [];
   const result = await parseMultipart(request.body, request.contentType, () => {
-    const temp = ctx.storage.tempFile();
+    const temp = open();
     temps.push(temp);
-    return { write: (chunk) => temp.write(chunk), end: () => temp.end(), abort: () => temp.abort() };
+    return temp;
   }, { maxFileBytes, maxFiles: 1 });
   if (result.fileCount !== 1) {
     await Promise.all(temps.map((t) => t.abort()));

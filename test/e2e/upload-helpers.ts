@@ -1,7 +1,7 @@
 // Helpers shared by the upload end-to-end suites: where a source lands, hashes, part files, raw
 // multipart bodies and the encode jobs an upload queues.
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, openSync, readdirSync, readSync, closeSync, writeFileSync } from "node:fs";
+import { existsSync, openSync, readdirSync, readSync, closeSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { and, eq, sql } from "drizzle-orm";
 import { jobs } from "../../src/db/schema";
@@ -24,6 +24,16 @@ export function videoDir(app: TestAppliance, projectId: string, environment: str
 export function tempFiles(app: TestAppliance): string[] {
   const dir = join(app.dataDir, "media", ".tmp");
   return existsSync(dir) ? readdirSync(dir) : [];
+}
+
+/** The partial source a progressive upload writes its in-order chunks into (absent before the first one, and once complete). */
+export function partialPath(app: TestAppliance, projectId: string, environment: string, videoId: string): string {
+  return join(videoDir(app, projectId, environment, videoId), "chunks", "partial");
+}
+
+/** Size of a file, or null when it does not exist. */
+export function fileSize(path: string): number | null {
+  return existsSync(path) ? statSync(path).size : null;
 }
 
 /** SHA-256 of a file, streamed. */

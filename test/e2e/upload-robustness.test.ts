@@ -6,7 +6,9 @@ import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { mediaTempDir } from "../fixtures/media";
 import { basic, startTestAppliance, waitFor, type TestAppliance } from "../helpers";
-import { encodeJobs, form, MiB, noise, postChunk, sha256File, sourcePath, statusOf, tempFiles, UNLIMITED, videoDir } from "./upload-helpers";
+import {
+  encodeJobs, fileSize, form, MiB, noise, partialPath, postChunk, sha256File, sourcePath, statusOf, tempFiles, UNLIMITED, videoDir,
+} from "./upload-helpers";
 
 setDefaultTimeout(120_000);
 
@@ -58,6 +60,12 @@ const chunkFiles = (videoId: string) => {
   }
 };
 
+/** The partial source's size (0 when absent): a chunk written in place grows it beyond what was recorded. */
+const partialSize = (videoId: string) => fileSize(partialPath(app, app.projectId, "sandbox", videoId)) ?? 0;
+
+/** True once the server is storing a chunk's body: into a temp file, or in place past the `recorded` bytes of the partial source. */
+const storing = (videoId: string, recorded: number) => tempFiles(app).length > 0 || partialSize(videoId) > recorded;
+
 /** The multipart envelope of one file part, for hand-made bodies. */
 function envelope(boundary: string, filename: string) {
   return {
@@ -67,7 +75,7 @@ function envelope(boundary: string, filename: string) {
 }
 
 /** Sends half of a chunk's body over a raw socket, waits until the server is writing it, then hangs up. */
-async function cutBySocket(videoId: string, contentRange: string, bytes: Uint8Array) {
+async function cutBySocket(videoId: string, contentRange: string, bytes: Uint8Array, recorded: number) {
   const boundary = "cutoffboundary";
   const { head, tail } = envelope(boundary, "chunk.bin");
   const { port } = new URL(app.urls.sandbox);
@@ -86,12 +94,12 @@ async function cutBySocket(videoId: string, contentRange: string, bytes: Uint8Ar
     sent += n;
     if (n === 0) await new Promise((r) => setTimeout(r, 1));
   }
-  await waitFor("the server to start storing the chunk", () => tempFiles(app).length > 0);
+  await waitFor("the server to start storing the chunk", () => storing(videoId, recorded));
   socket.terminate();
 }
 
 /** Streams half of a chunk through fetch, waits until the server is writing it, then fails the body stream. */
-async function cutByStream(videoId: string, contentRange: string, bytes: Uint8Array) {
+async function cutByStream(videoId: string, contentRange: string, bytes: Uint8Array, recorded: number) {
   const boundary = "streamboundary";
   const { head } = envelope(boundary, "chunk.bin");
   let step = 0;
@@ -100,7 +108,7 @@ async function cutByStream(videoId: string, contentRange: string, bytes: Uint8Ar
       if (step === 0) controller.enqueue(head);
       else if (step === 1) controller.enqueue(bytes.subarray(0, bytes.length >> 1));
       else {
-        await waitFor("the server to start storing the chunk", () => tempFiles(app).length > 0);
+        await waitFor("the server to start storing the chunk", () => storing(videoId, recorded));
         controller.error(new Error("client gave up"));
       }
       step++;
@@ -132,10 +140,13 @@ describe("a body cut off mid-chunk stores nothing, and the same chunk retried is
       expect((await send(chunks[0])).status).toBe(201);
       const before = await statusOf(app, app.sandboxKey, videoId);
 
-      await cut(videoId, header(chunks[1]), chunks[1].bytes);
-      await waitFor("the cut-off chunk's temp file to be removed", () => tempFiles(app).length === 0);
+      // The second chunk's place is known, so it goes straight into the partial source after the first.
+      expect(partialSize(videoId)).toBe(M);
+      await cut(videoId, header(chunks[1]), chunks[1].bytes, M);
+      // Cut off, it leaves no temp file, and the partial source is cut back to what was recorded.
+      await waitFor("the cut-off chunk to be dropped", () => tempFiles(app).length === 0 && partialSize(videoId) === M);
       expect(await statusOf(app, app.sandboxKey, videoId)).toEqual(before);
-      expect(chunkFiles(videoId)).toHaveLength(1);
+      expect(chunkFiles(videoId)).toEqual(["partial"]);
 
       expect((await send(chunks[1])).status).toBe(201);
       expect((await send(chunks[2])).status).toBe(201);
@@ -158,7 +169,9 @@ test("a retried identical byte range is accepted once: 201, stored once", async 
   const retry = await send(chunks[1]);
   expect(retry.status).toBe(201);
   expect(((await retry.json()) as { videoId: string }).videoId).toBe(videoId);
-  expect(chunkFiles(videoId)).toHaveLength(1);
+  // A byte range's place is known, so even this first-received middle chunk went in place; the retry stored nothing.
+  expect(chunkFiles(videoId)).toEqual(["partial"]);
+  expect(partialSize(videoId)).toBe(2 * M);
   const status = await statusOf(app, app.sandboxKey, videoId);
   expect(status.ingest.receivedBytes).toEqual([{ from: M, to: 2 * M - 1, total }]);
   expect(status.ingest.status).toBe("uploading");
@@ -287,7 +300,7 @@ for (const range of [undefined, "part 1/*", "part 1/1"]) {
         if (step === 0) controller.enqueue(head);
         else if (step === 1) controller.enqueue(bytes.subarray(0, M / 2));
         else if (step === 2) {
-          await waitFor("the server to start storing the chunk", () => tempFiles(app).length > 0);
+          await waitFor("the server to start storing the chunk", () => storing(videoId, 0));
           expect((await app.api(app.sandboxKey, "DELETE", `/videos/${videoId}`)).status).toBe(204);
           controller.enqueue(bytes.subarray(M / 2));
         } else if (step === 3) controller.enqueue(tail);
@@ -306,37 +319,36 @@ for (const range of [undefined, "part 1/*", "part 1/1"]) {
   });
 }
 
-test("a last chunk whose assembly failed (disk full) is retried: the retry assembles the source", async () => {
+test("a last chunk whose completion failed (disk full) is retried: the retry completes the source", async () => {
   const { file, total, chunks } = original();
-  const videoId = await newVideo("assembly fails once");
+  const videoId = await newVideo("completion fails once");
   const send = (c: (typeof chunks)[number]) => postChunk(app, app.sandboxKey, `/videos/${videoId}/source`, form([{ bytes: c.bytes }]), c.range);
   expect((await send(chunks[0])).status).toBe(201);
   expect((await send(chunks[1])).status).toBe(201);
 
-  // Fault injection: the second temp file of the next request (the assembly's; the first receives
-  // the chunk) fails its first write as a full disk would.
+  // Fault injection: the completion (the one taking the partial source over) fails to write or
+  // size it, as a full disk would.
   const storage = app.ctx.storage;
-  const original_ = storage.tempFile;
-  let calls = 0;
-  storage.tempFile = () => {
-    const temp = original_();
-    if (++calls !== 2) return temp;
-    return Object.assign(Object.create(temp), {
-      write: () => Promise.reject(Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" })),
-      abort: () => temp.abort(),
-    });
+  const original_ = storage.openExclusive;
+  const full = () => {
+    throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
+  };
+  storage.openExclusive = (key, takeOver) => {
+    const opened = original_(key, takeOver);
+    return opened && takeOver ? Object.assign(Object.create(opened), { write: full, truncate: full, close: () => opened.close() }) : opened;
   };
   let failed: Response;
   try {
     failed = await send(chunks[2]);
   } finally {
-    storage.tempFile = original_;
+    storage.openExclusive = original_;
   }
   expect(failed.status).toBe(500);
   expect(await failed.text()).not.toContain("ENOSPC");
   expect((await statusOf(app, app.sandboxKey, videoId)).ingest.status).toBe("uploading");
   expect(encodeJobs(app, videoId)).toEqual([]);
   expect(tempFiles(app)).toEqual([]);
+  expect(existsSync(sourcePath(app, app.projectId, "sandbox", videoId))).toBe(false);
 
   const retried = await send(chunks[2]);
   expect(retried.status).toBe(201);
