@@ -7,9 +7,11 @@ import {
   checkPlainUpload,
   checkRangeHeader,
   chunkKey,
+  chunkOffset,
   CHUNK_MAX_BYTES,
   CHUNK_MIN_BYTES,
   emptyUploadState,
+  inPlaceEnd,
   isComplete,
   isDuplicateChunk,
   MAX_TOTAL_BYTES,
@@ -22,11 +24,11 @@ import {
 const MiB = 1_048_576;
 
 /** One chunk through the whole pipeline, as the upload route will run it. */
-function send(state: UploadState, header: string, size: number): UploadState {
+function send(state: UploadState, header: string, size: number, inPlace = false): UploadState {
   const range = parseContentRange(header);
   checkRangeHeader(state, range);
   checkChunkSize(state, range, size);
-  return recordChunk(state, range, size);
+  return recordChunk(state, range, size, inPlace);
 }
 
 /** The state after a list of accepted chunks. */
@@ -254,5 +256,49 @@ describe("happy paths", () => {
   test("the state survives a JSON round trip", () => {
     const state = JSON.parse(JSON.stringify(after([[bytes(0, M5, "*"), M5]]))) as UploadState;
     expect(isComplete(send(state, bytes(M5, 10, M5 + 10), 10))).toBe(true);
+  });
+});
+
+describe("writing in place", () => {
+  const M5 = CHUNK_MIN_BYTES;
+  const offset = (state: UploadState, header: string) => chunkOffset(state, parseContentRange(header));
+
+  test("a byte range's place is its first byte, in any order; a retried range has none (it is not stored again)", () => {
+    let state = emptyUploadState();
+    expect(offset(state, bytes(M5, M5, "*"))).toBe(M5);
+    state = send(state, bytes(M5, M5, "*"), M5, true);
+    expect(offset(state, bytes(M5, M5, "*"))).toBeNull();
+    expect(offset(state, bytes(0, M5, "*"))).toBe(0);
+  });
+
+  test("a part's place is known once every part before it is in", () => {
+    let state = emptyUploadState();
+    expect(offset(state, "part 1/*")).toBe(0);
+    expect(offset(state, "part 2/*")).toBeNull();
+    state = send(state, "part 1/*", M5 + 7, true);
+    expect(offset(state, "part 2/*")).toBe(M5 + 7);
+    expect(offset(state, "part 3/*")).toBeNull();
+    state = send(state, "part 3/*", M5);
+    expect(offset(state, "part 2/3")).toBe(M5 + 7);
+    state = send(state, "part 2/3", M5, true);
+    expect(isComplete(state)).toBe(true);
+  });
+
+  test("the state marks chunks written in place; assembly copies only the others", () => {
+    let state = send(emptyUploadState(), "part 1/*", M5, true);
+    state = send(state, "part 3/*", 100);
+    expect(inPlaceEnd(state)).toBe(M5);
+    state = send(state, "part 2/3", M5, true);
+    expect(state.parts).toEqual([{ part: 1, size: M5, inPlace: true }, { part: 2, size: M5, inPlace: true }, { part: 3, size: 100 }]);
+    expect(assemblyOrder(state).map((p) => [p.offset, p.inPlace])).toEqual([[0, true], [M5, true], [2 * M5, false]]);
+    expect(inPlaceEnd(state)).toBe(2 * M5);
+  });
+
+  test("bytes: the end of what is in place is the furthest in-place range, not the last received", () => {
+    let state = send(emptyUploadState(), bytes(2 * M5, M5, "*"), M5, true);
+    state = send(state, bytes(0, M5, "*"), M5);
+    expect(inPlaceEnd(state)).toBe(3 * M5);
+    expect(state.ranges).toEqual([{ from: 0, to: M5 - 1 }, { from: 2 * M5, to: 3 * M5 - 1, inPlace: true }]);
+    expect(inPlaceEnd(emptyUploadState())).toBe(0);
   });
 });
