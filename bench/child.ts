@@ -39,6 +39,18 @@ export function procMemory(pid: number, field: "VmRSS" | "VmHWM"): number | null
   }
 }
 
+/** CPU time (user + system, all threads) a process has used so far, in ms; null once it is gone. */
+export function cpuMs(pid: number): number | null {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+const CLOCK_TICKS = 100; // USER_HZ, 100 on every Linux this runs on
+
 /** Samples a process's VmRSS every `everyMs` until stopped; reports the baseline (first sample) and the peak. */
 export function sampleRss(pid: number, everyMs = 50) {
   const baseline = procMemory(pid, "VmRSS") ?? 0;

@@ -8,7 +8,10 @@
 // The bytes come from a seeded xorshift PRNG, one part at a time (never the whole file in memory);
 // both servers get identical requests. Generating a part is not timed: throughput is bytes over the
 // sum of request times (request sent → answer read), which includes each server's final assembly
-// (concatenating the parts), also shown on its own. The body is not a video: the appliance runs with
+// (the bare server concatenates its parts; Vidhost writes in-order parts straight into the partial
+// source, so its last part only moves that file), also shown on its own. The server's CPU time
+// (user + system, from /proc) is shown too: unlike times, it hardly moves with the machine's load.
+// The body is not a video: the appliance runs with
 // VIDHOST_FFMPEG/VIDHOST_FFPROBE set to `false`, so its encode job fails at once and costs nothing.
 // A third server that drops the bodies shows the client's and loopback's own ceiling, so a ratio
 // near 1 can be told apart from two servers both waiting on the client. Each server first takes a
@@ -16,7 +19,7 @@
 // cold one. The appliance's stored source is checked byte for byte (SHA-256) after the timed part.
 import { join } from "node:path";
 import type { ApplianceInfo } from "./appliance-target";
-import { fmtMiB, loadAverage, MiB, procMemory, sampleRss, startChild, stopChild, type Child } from "./child";
+import { cpuMs, fmtMiB, loadAverage, MiB, procMemory, sampleRss, startChild, stopChild, type Child } from "./child";
 
 const TOTAL_BYTES = Math.round(Number(process.argv[2] ?? 2) * 1024 * MiB);
 const PART_BYTES = 50 * MiB;
@@ -37,6 +40,8 @@ interface Run {
   coldRss: number;
   /** Peak RSS before the last request (which assembles the file). */
   chunkPeak: number;
+  /** The server's CPU time (user + system) over the timed upload, ms. */
+  cpuMs: number;
   sha256: string;
 }
 
@@ -83,6 +88,7 @@ async function upload(name: string, url: string, warmUrl: string, pid: number, h
   Bun.gc(true);
   await Bun.sleep(200);
   const rss = sampleRss(pid);
+  const cpuBefore = cpuMs(pid) ?? 0;
   let chunkPeak = 0;
   for (let part = 1; part <= PARTS; part++) {
     if (part === PARTS) chunkPeak = rss.peakSoFar();
@@ -90,7 +96,8 @@ async function upload(name: string, url: string, warmUrl: string, pid: number, h
     hasher.update(bytes);
     requestMs.push(await sendPart(name, url, headers, bytes, part, PARTS));
   }
-  return { name, requestMs, rss: rss.stop(), coldRss, chunkPeak, sha256: hasher.digest("hex") };
+  const cpu = (cpuMs(pid) ?? 0) - cpuBefore;
+  return { name, requestMs, rss: rss.stop(), coldRss, chunkPeak, cpuMs: cpu, sha256: hasher.digest("hex") };
 }
 
 async function sha256File(path: string): Promise<string> {
@@ -184,6 +191,7 @@ const row = (r: Run) => {
     `${r.name.padEnd(8)} ${f.mibps.toFixed(0).padStart(5)} MiB/s overall (${f.totalS.toFixed(2)} s)   ` +
     `chunks ${f.chunkMibps.toFixed(0).padStart(5)} MiB/s (median part ${f.typicalMs.toFixed(0)} ms)   ` +
     (f.assemblyS < 0.05 ? "no assembly   " : `assembly ${f.assemblyS.toFixed(2)} s (${f.assemblyMibps.toFixed(0)} MiB/s)   `) +
+    `server CPU ${(r.cpuMs / (TOTAL_BYTES / 1024 / MiB) / 1000).toFixed(2)} s/GiB   ` +
     `server RSS cold ${fmtMiB(r.coldRss)}, warm ${fmtMiB(r.rss.baseline)} → peak ${fmtMiB(r.rss.peak)} ` +
     `(+${fmtMiB(r.rss.growth)} over warm, +${fmtMiB(r.chunkPeak - r.rss.baseline)} before the last part; +${fmtMiB(r.rss.peak - r.coldRss)} over cold)`
   );
@@ -193,7 +201,10 @@ console.log(row(bare));
 console.log(row(vidhost));
 const [b, v] = [figures(bare), figures(vidhost)];
 const ratio = v.mibps / b.mibps;
-console.log(`ratio vidhost/bare: ${ratio.toFixed(2)} overall, ${(v.chunkMibps / b.chunkMibps).toFixed(2)} chunks only, assembly ${(b.assemblyS / v.assemblyS).toFixed(2)}`);
+console.log(
+  `ratio vidhost/bare: ${ratio.toFixed(2)} overall, ${(v.chunkMibps / b.chunkMibps).toFixed(2)} chunks only, assembly ${(b.assemblyS / v.assemblyS).toFixed(2)}; ` +
+    `server CPU vidhost/bare ${(vidhost.cpuMs / bare.cpuMs).toFixed(2)} (less sensitive to the machine's load than times)`,
+);
 const coldGrowth = vidhost.rss.peak - vidhost.coldRss;
 const verdict = (bytes: number) => `${fmtMiB(bytes)}: ${bytes < GOAL_RSS_GROWTH ? "met" : "MISSED"}`;
 console.log(
