@@ -68,7 +68,7 @@ function inPlaceChunk(file: ExclusiveFile, offset: number, limit: number, cutBac
     inPlace: true,
     write(chunk) {
       // Taken over by the completion: every chunk is in already, this one's bytes are not wanted.
-      if (file.takenOver) throw alreadyUploaded();
+      if (file.takenOver) throw alreadyUploaded({ sourceType: "upload" });
       const room = Math.min(chunk.byteLength, Math.max(0, limit - size));
       if (room > 0) file.write(room === chunk.byteLength ? chunk : chunk.subarray(0, room), offset + size);
       size += chunk.byteLength;
