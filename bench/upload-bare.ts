@@ -1,31 +1,16 @@
 // The baseline for bench/upload.ts: a bare Bun.serve storing chunked uploads the simplest fast
-// way, in its own process like the appliance. Each `Content-Range: part i/n` request body is written
-// as it is (multipart framing and all, a few hundred bytes) with `Bun.write(path, new Response(body))`;
-// the last part concatenates the parts into one file with a FileSink, as Vidhost assembles its
-// chunks, and removes them. No parsing, no database, no checks.
+// way, in its own process like the appliance. Parts arrive in order, so each `Content-Range: part i/n`
+// request body is appended as it is (multipart framing and all, a few hundred bytes) to one file by
+// Bun's native writer on an O_APPEND descriptor: the upload is in place when the last part lands, as
+// Vidhost's in-order chunks are. No parsing, no database, no checks.
 //   bun bench/upload-bare.ts           prints one JSON line ({pid, url, dir}) once ready; stops on SIGTERM/SIGINT.
 //   bun bench/upload-bare.ts discard   reads each body and drops it: the client's and loopback's ceiling.
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const discard = process.argv[2] === "discard";
 const dir = mkdtempSync(join(tmpdir(), "vidhost-bench-bare-"));
-const received = new Set<number>();
-
-async function assemble(total: number): Promise<number> {
-  const out = Bun.file(join(dir, "source")).writer({ highWaterMark: 1024 * 1024 });
-  let size = 0;
-  for (let part = 1; part <= total; part++) {
-    for await (const bytes of Bun.file(join(dir, `part-${part}`)).stream()) {
-      out.write(bytes);
-      size += bytes.byteLength;
-    }
-  }
-  await out.end();
-  for (let part = 1; part <= total; part++) rmSync(join(dir, `part-${part}`));
-  return size;
-}
 
 const server = Bun.serve({
   hostname: "127.0.0.1",
@@ -41,12 +26,14 @@ const server = Bun.serve({
       for await (const bytes of req.body) size += bytes.byteLength;
       return Response.json({ part, size }, { status: 201 });
     }
-    const size = await Bun.write(join(dir, `part-${part}`), new Response(req.body));
-    received.add(part);
-    const complete = received.size === total;
-    const assembled = complete ? await assemble(total) : null;
-    if (complete) received.clear();
-    return Response.json({ part, size, assembled }, { status: 201 });
+    if (part === 1) rmSync(join(dir, "source"), { force: true });
+    const fd = openSync(join(dir, "source"), "a");
+    try {
+      const size = await Bun.write(Bun.file(fd), new Response(req.body));
+      return Response.json({ part, total, size }, { status: 201 });
+    } finally {
+      closeSync(fd);
+    }
   },
 });
 

@@ -8,8 +8,8 @@
 // The bytes come from a seeded xorshift PRNG, one part at a time (never the whole file in memory);
 // both servers get identical requests. Generating a part is not timed: throughput is bytes over the
 // sum of request times (request sent → answer read), which includes each server's final assembly
-// (the bare server concatenates its parts; Vidhost writes in-order parts straight into the partial
-// source, so its last part only moves that file), also shown on its own. The server's CPU time
+// (neither has much: the bare server appends each in-order part to one file, Vidhost writes in-order
+// parts straight into the partial source, so its last part only moves that file), also shown on its own. The server's CPU time
 // (user + system, from /proc) is shown too: unlike times, it hardly moves with the machine's load.
 // The body is not a video: the appliance runs with
 // VIDHOST_FFMPEG/VIDHOST_FFPROBE set to `false`, so its encode job fails at once and costs nothing.
@@ -202,7 +202,7 @@ console.log(row(vidhost));
 const [b, v] = [figures(bare), figures(vidhost)];
 const ratio = v.mibps / b.mibps;
 console.log(
-  `ratio vidhost/bare: ${ratio.toFixed(2)} overall, ${(v.chunkMibps / b.chunkMibps).toFixed(2)} chunks only, assembly ${(b.assemblyS / v.assemblyS).toFixed(2)}; ` +
+  `ratio vidhost/bare: ${ratio.toFixed(2)} overall, ${(v.chunkMibps / b.chunkMibps).toFixed(2)} chunks only, final part's extra time ${b.assemblyS.toFixed(2)} s vs ${v.assemblyS.toFixed(2)} s; ` +
     `server CPU vidhost/bare ${(vidhost.cpuMs / bare.cpuMs).toFixed(2)} (less sensitive to the machine's load than times)`,
 );
 const coldGrowth = vidhost.rss.peak - vidhost.coldRss;
