@@ -12,6 +12,7 @@ import { PreparedStatements } from "./db/prepared";
 import { adminApi, mainApi } from "./http/apps";
 import { listen, type Listener, type Served } from "./http/servers";
 import { encodeHandler } from "./encoding/job";
+import { mp4Handler } from "./encoding/mp4";
 import { summaryHandler } from "./summaries/generate";
 import { withSpeechFollowUps } from "./transcripts/after-encoding";
 import { transcriptHandler } from "./transcripts/job";
@@ -66,6 +67,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   queue.register(webhookDeliveryHandler(ctx));
   // Summaries and transcripts asked for before encoding ended start when it does.
   queue.register(withSpeechFollowUps(ctx, encodeHandler(ctx)));
+  queue.register(withSpeechFollowUps(ctx, mp4Handler(ctx)));
   queue.register(summaryHandler(ctx));
   queue.register(transcriptHandler(ctx));
   queue.register(finishHandler(ctx));

@@ -18,7 +18,9 @@ export function planRenditions(app: AppContext, row: VideoRow, ladder: Rendition
     // BANDWIDTH is the peak rate in bits/s: video peak plus audio, with room for MPEG-TS overhead.
     bandwidth: Math.round((r.maxrateKbps + r.audioKbps) * 1000 * 1.08), codecs: null, position: i,
   }));
-  if (row.mp4Support) {
+  // Read afresh: a PATCH turning mp4Support on after the job read the row must not be lost (encoding/mp4.ts plans it only once a ladder exists).
+  const mp4Support = app.db.select({ on: videos.mp4Support }).from(videos).where(eq(videos.id, row.id)).get()?.on ?? row.mp4Support;
+  if (mp4Support) {
     planned.push({ ...planned[planned.length - 1], type: "mp4", quality: top.name, position: ladder.length });
   }
   app.db.transaction((tx) => {

@@ -7,8 +7,11 @@ import { newId } from "../ids";
 import { videoBody, type VideoRow } from "./body";
 import { languageProblem } from "./languages";
 import { afterVideoSaved, checkVideoUpdate } from "../summaries/video-hooks";
+import { planLateMp4 } from "../encoding/mp4";
 
 export const ENCODE_JOB = "video.encode";
+/** Makes the MP4 of a video whose `mp4Support` was turned on after its encode (encoding/mp4.ts). */
+export const MP4_JOB = "video.mp4";
 /** Downloads or copies the source given as `source` on create (imports/job.ts). */
 export const IMPORT_JOB = "video.import";
 
@@ -100,16 +103,25 @@ export function getVideo(ctx: ScopeCtx, videoId: string) {
   return videoBody(ctx, findVideo(ctx, videoId));
 }
 
-/** PATCH /videos/{id}: changes the given fields (tags and metadata replace the whole list); may start a summary (409 while one exists) or a transcript. */
+/**
+ * PATCH /videos/{id}: changes the given fields (tags and metadata replace the whole list); may start
+ * a summary (409 while one exists) or a transcript; `mp4Support` turned on may start an MP4 job.
+ */
 export function updateVideo(ctx: ScopeCtx, videoId: string, input: VideoInput) {
   const before = findVideo(ctx, videoId);
   const problems = inputProblems(input);
   if (problems.length) throw invalidAttributes(problems);
   checkVideoUpdate(ctx, videoId, input);
   const changes = columns(input);
+  let mp4Planned = false;
   if (Object.keys(changes).length) {
-    ctx.db.update(videos).set({ ...changes, updatedAt: atom(ctx.clock.now()) }).where(eq(videos.id, videoId)).run();
+    ctx.db.transaction((tx) => {
+      tx.update(videos).set({ ...changes, updatedAt: atom(ctx.clock.now()) }).where(eq(videos.id, videoId)).run();
+      // Turned on after the encode planned no MP4: make it now. Turned off: the file is kept, hidden.
+      if (changes.mp4Support && !before.mp4Support) mp4Planned = planLateMp4(ctx, tx, videoId);
+    });
   }
+  if (mp4Planned) ctx.queue.notify();
   afterVideoSaved(ctx, before, findVideo(ctx, videoId), input);
   return getVideo(ctx, videoId);
 }
@@ -131,9 +143,9 @@ export async function deleteVideo(ctx: ScopeCtx, videoId: string): Promise<void>
 
 /** Shared by the API and the sandbox purge: cancels imports and encodes, deletes the row, then the files. */
 export async function removeVideo(app: AppContext, row: VideoRow): Promise<void> {
-  for (const kind of [ENCODE_JOB, IMPORT_JOB]) app.queue.cancel(kind, (payload) => (payload as { videoId?: string }).videoId === row.id);
+  for (const kind of [ENCODE_JOB, IMPORT_JOB, MP4_JOB]) app.queue.cancel(kind, (payload) => (payload as { videoId?: string }).videoId === row.id);
   app.db.transaction((tx) => {
-    tx.delete(jobs).where(and(inArray(jobs.kind, [ENCODE_JOB, IMPORT_JOB]), sql`json_extract(${jobs.payload}, '$.videoId') = ${row.id}`)).run();
+    tx.delete(jobs).where(and(inArray(jobs.kind, [ENCODE_JOB, IMPORT_JOB, MP4_JOB]), sql`json_extract(${jobs.payload}, '$.videoId') = ${row.id}`)).run();
     tx.delete(videos).where(eq(videos.id, row.id)).run();
   });
   await app.storage.delete(videoKey(row));

@@ -11,7 +11,9 @@ export function videoStatus(ctx: ScopeCtx, videoId: string) {
   const row = findVideo(ctx, videoId);
   const state = row.uploadState ? (JSON.parse(row.uploadState) as UploadState) : null;
   const probe = row.probe ? (JSON.parse(row.probe) as ProbeResult) : null;
-  const qualities = ctx.db.select().from(renditions).where(eq(renditions.videoId, videoId)).orderBy(asc(renditions.position)).all();
+  // With mp4Support off the MP4 is not offered (a file made earlier is kept, but not listed or served).
+  const qualities = ctx.db.select().from(renditions).where(eq(renditions.videoId, videoId)).orderBy(asc(renditions.position)).all()
+    .filter((q) => q.type !== "mp4" || row.mp4Support);
   const totalBytes = state?.totalBytes ?? null;
   return {
     ingest: {

@@ -8,7 +8,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { jobs } from "../../src/db/schema";
 import { hmacSha256Hex } from "../../src/security";
-import { ENCODE_JOB, videoKey } from "../../src/videos/service";
+import { ENCODE_JOB, MP4_JOB, videoKey } from "../../src/videos/service";
 import { ffprobeJson, makeClip, makeNotAVideo, mediaTempDir } from "../fixtures/media";
 import { startTestAppliance, tempDir, waitFor, type TestAppliance } from "../helpers";
 import { NO_RATE_LIMITS, isJpeg, makeRemuxableClip, parsePlaylist, realTimeFfmpeg, uploadVideo, videoStatus, waitEncoded, webhookReceiver, type Status } from "./vod-support";
@@ -164,6 +164,43 @@ test("a file that is not a video fails every quality with a reason, once", async
   // Nothing to play: the manifest keeps answering 202, and the MP4 and thumbnail do not exist.
   expect((await fetch(`${app.urls.production}/vod/${videoId}/hls/manifest.m3u8`)).status).toBe(202);
   expect((await fetch(`${app.urls.production}/vod/${videoId}/mp4/source.mp4`)).status).toBe(404);
+});
+
+test("mp4Support turned on after the encode makes the MP4 from the clipped ladder; off hides it, on again serves it at once", async () => {
+  const key = project.productionKey;
+  const clip = await makeClip({ width: 320, height: 180, seconds: 2 });
+  // A clip: the MP4 must be the 1 s the ladder delivers, not the 2 s source.
+  const videoId = await uploadVideo(app, key, "production", clip, "late mp4", { mp4Support: false, clip: { startTimecode: "0.5", endTimecode: "1.5" } });
+  const vod = `${app.urls.production}/vod/${videoId}`;
+  expect(qualityKeys(await waitEncoded(app, key, videoId, "production"))).toEqual(["hls 240p"]);
+  expect((await fetch(`${vod}/mp4/source.mp4`)).status).toBe(404);
+
+  const on = await app.api(key, "PATCH", `/videos/${videoId}`, { mp4Support: true }, "production");
+  expect(((await on.json()) as { assets: { mp4?: string } }).assets.mp4).toBe(`${vod}/mp4/source.mp4`);
+  const right = await videoStatus(app, key, videoId, "production");
+  expect(qualityKeys(right)).toEqual(["hls 240p", "mp4 240p"]);
+  expect(["waiting", "encoding", "encoded"]).toContain(right.encoding.qualities.find((q) => q.type === "mp4")!.status);
+  await waitEncoded(app, key, videoId, "production");
+  const mp4 = await fetch(`${vod}/mp4/source.mp4`);
+  expect(mp4.status).toBe(200);
+  const file = join(mediaTempDir(), "late.mp4");
+  writeFileSync(file, await mp4.bytes());
+  const probe = await ffprobeJson(file);
+  expect(probe.streams.find((s) => s.codec_type === "video")?.codec_name).toBe("h264");
+  expect(Math.abs(Number(probe.format.duration) - 1)).toBeLessThan(0.25);
+  const mine = () => rx.events("/encoding").filter((e) => e.videoId === videoId).map((e) => `${e.encoding} ${e.quality}`).sort();
+  await waitFor("the mp4 webhook", () => mine().length >= 2);
+
+  // Off: not offered (assets, status, delivery); the file is kept, so on again serves it with no new job or webhook.
+  const off = await app.api(key, "PATCH", `/videos/${videoId}`, { mp4Support: false }, "production");
+  expect(((await off.json()) as { assets: { mp4?: string } }).assets.mp4).toBeUndefined();
+  expect(qualityKeys(await videoStatus(app, key, videoId, "production"))).toEqual(["hls 240p"]);
+  expect((await fetch(`${vod}/mp4/source.mp4`)).status).toBe(404);
+  expect((await app.api(key, "PATCH", `/videos/${videoId}`, { mp4Support: true }, "production")).status).toBe(200);
+  expect((await fetch(`${vod}/mp4/source.mp4`)).status).toBe(200);
+  expect(app.ctx.db.select().from(jobs).where(eq(jobs.kind, MP4_JOB)).all().filter((j) => JSON.parse(j.payload).videoId === videoId)).toHaveLength(1);
+  await waitFor("deliveries settled", () => !app.ctx.db.select().from(jobs).all().some((j) => j.kind === "webhook.deliver" && (j.status === "queued" || j.status === "running")));
+  expect(mine()).toEqual(["hls 240p", "mp4 240p"]);
 });
 
 test("a restart during an encode finishes the video, with each webhook once", async () => {
