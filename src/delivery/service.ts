@@ -55,7 +55,7 @@ export async function renditionFile(app: AppContext, environment: Environment, v
   const blob = rendition && ext && MEDIA_TYPES[ext] ? app.storage.get(videoKey(row, "hls", quality, file)) : null;
   if (!blob) throw notFound("file");
   const session = settle(app, pass, false);
-  recordVideoDelivery(app, row, { hls: { quality, file } });
+  recordVideoDelivery(app, row, { hls: { quality, file } }, pass.head);
   if (session && ext === "m3u8") {
     // Private: the segment URIs must carry the session too; such a playlist is per viewer.
     return new Response(withSession(await blob.text(), `/vod/${row.id}/hls/${quality}/${file}`, session), {
@@ -112,7 +112,7 @@ export function mp4File(app: AppContext, environment: Environment, videoId: stri
   if (download) headers["content-disposition"] = attachment(row.title, row.id);
   const range = byteRange(rangeHeader, blob.size);
   if (range !== "invalid") settle(app, pass, false);
-  if (range !== "invalid") recordVideoDelivery(app, row, { mp4: { bytes: range ? range.end - range.start + 1 : blob.size, size: blob.size } });
+  if (range !== "invalid") recordVideoDelivery(app, row, { mp4: { bytes: range ? range.end - range.start + 1 : blob.size, size: blob.size } }, pass.head);
   if (range === "invalid") return new Response(null, { status: 416, headers: { ...headers, "content-range": `bytes */${blob.size}` } });
   if (!range) return new Response(blob, { headers });
   return new Response(blob.slice(range.start, range.end + 1), {

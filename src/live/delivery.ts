@@ -112,8 +112,8 @@ export async function liveFile(app: AppContext, environment: Environment, liveSt
     return new Response(signed(text, `/live/${stream.id}/${b.id}/${rendition}/index.m3u8`, session), { headers: PLAYLIST });
   }
   const playlist = await app.storage.get(hlsKey(b, rendition, "index.m3u8"))?.text();
-  // A segment that already left the window counts as a nominal one.
-  recordDelivery(app, stream, "live_stream_hls", (playlist && segmentSeconds(playlist, file)) || app.config.liveSegmentS);
+  // A segment that already left the window counts as a nominal one; a HEAD serves nothing and counts nothing.
+  if (!pass.head) recordDelivery(app, stream, "live_stream_hls", (playlist && segmentSeconds(playlist, file)) || app.config.liveSegmentS);
   return new Response(blob, { headers: { ...CORS, "content-type": "video/mp2t", "cache-control": "public, max-age=31536000, immutable" } });
 }
 

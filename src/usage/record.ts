@@ -55,9 +55,11 @@ export type ServedVideo = { hls: { quality: string; file: string } } | { mp4: { 
 /**
  * Counts one delivery answer of a video, called by delivery as it serves: an HLS segment counts its
  * #EXTINF duration, MP4 bytes count their share of the video's duration (Range requests add up).
- * Playlists count nothing. Never throws: usage must not break playback.
+ * Playlists count nothing, and neither does a HEAD request (`head`), which serves no bytes. Never
+ * throws: usage must not break playback.
  */
-export function recordVideoDelivery(app: AppContext, row: VideoRow, served: ServedVideo): void {
+export function recordVideoDelivery(app: AppContext, row: VideoRow, served: ServedVideo, head: boolean): void {
+  if (head) return;
   void (async () => {
     if ("mp4" in served) {
       if (served.mp4.size > 0) recordDelivery(app, row, "video_mp4", (encodedSeconds(row) * served.mp4.bytes) / served.mp4.size);

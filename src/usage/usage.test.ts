@@ -114,7 +114,7 @@ describe("hosting usage", () => {
 });
 
 describe("delivery usage", () => {
-  test("HLS segments count their durations, MP4 bytes their share, playlists nothing", async () => {
+  test("HLS segments count their durations, MP4 bytes their share, playlists and HEAD requests nothing", async () => {
     const before = (await usage<Delivery>("delivery", "interval=week")).at(-1)!;
     expect(before).toMatchObject({ video_hls_duration_minutes: 0, video_mp4_duration_minutes: 0, live_stream_hls_duration_minutes: 0 });
 
@@ -125,6 +125,10 @@ describe("delivery usage", () => {
     const segments = playlist.split("\n").filter((l) => l && !l.startsWith("#"));
     const seconds = segments.reduce((sum, s) => sum + segmentSeconds(playlist, s)!, 0);
     expect(seconds).toBeGreaterThan(2.5);
+    // HEAD requests (players and link checkers probe with them) serve no bytes and count nothing.
+    for (const s of segments) expect((await fetch(`${vod}/hls/${quality}/${s}`, { method: "HEAD" })).status).toBe(200);
+    expect((await fetch(`${vod}/mp4/source.mp4`, { method: "HEAD" })).status).toBe(200);
+    expect((await fetch(`${vod}/mp4/source.mp4`, { method: "HEAD", headers: { range: "bytes=0-99" } })).status).toBe(206);
     for (const s of segments) expect((await fetch(`${vod}/hls/${quality}/${s}`)).status).toBe(200);
 
     // A player's first range request, then the first half of the file.

@@ -65,6 +65,10 @@ describe("a broadcast, end to end", () => {
       expect(s.duration).toBeLessThanOrEqual(2.1);
       expect(Date.parse(s.programDateTime!.replace(/([+-]\d\d)(\d\d)$/, "$1:$2"))).toBeGreaterThan(t0 - 5000);
     }
+    const liveUsage = async () => ((await (await app.admin("GET", `/projects/${projectId}/delivery-usage?interval=week&environment=production`)).json()) as { items: { live_stream_hls_duration_minutes: number }[] }).items.at(-1)!.live_stream_hls_duration_minutes;
+    // A HEAD serves no bytes: it is not delivery.
+    expect((await fetch(new URL(live.p.segments[0].uri, stream.assets.hls), { method: "HEAD" })).status).toBe(200);
+    expect(await liveUsage()).toBe(0);
     const segment = await fetch(new URL(live.p.segments[0].uri, stream.assets.hls));
     expect(segment.status).toBe(200);
     expect(segment.headers.get("content-type")).toBe("video/mp2t");
@@ -74,8 +78,7 @@ describe("a broadcast, end to end", () => {
     expect(probe.streams.map((s) => s.codec_name).sort()).toEqual(["aac", "h264"]);
     expect(probe.streams.find((s) => s.codec_type === "video")).toMatchObject({ width: 640, height: 360 });
     // Served live segments count toward the project's live delivery usage.
-    const usage = (await (await app.admin("GET", `/projects/${projectId}/delivery-usage?interval=week&environment=production`)).json()) as { items: { live_stream_hls_duration_minutes: number }[] };
-    expect(usage.items.at(-1)!.live_stream_hls_duration_minutes).toBeGreaterThan(0);
+    expect(await liveUsage()).toBeGreaterThan(0);
 
     // A thumbnail refreshed from the live picture, and a live player page.
     const thumb = await waitFor("the live picture", async () => {
