@@ -71,7 +71,8 @@ export async function captionFile(app: AppContext, environment: Environment, vid
   const caption = m && app.db.select().from(captions).where(and(eq(captions.videoId, videoId), eq(captions.language, m[1]))).get();
   const blob = caption ? app.storage.get(captionKey(row, caption.language)) : null;
   if (!m || !blob) throw notFound("file");
-  const session = settle(app, pass, false);
+  // A token spent on the subtitle playlist opens a session, so the WebVTT file it names works too.
+  const session = settle(app, pass, m[2] === "m3u8");
   if (m[2] === "vtt") return new Response(blob, { headers: { ...CORS, "content-type": VTT, "cache-control": CACHE } });
   if (m[2] === "hls.vtt") {
     const pts = await segmentStartPts(app, row);

@@ -5,7 +5,7 @@ import { captions } from "../db/schema";
 import { notFound } from "../http/errors";
 import { offsetOf, paginate, type Page } from "../http/pagination";
 import { receiveFile, type UploadRequest } from "../uploads/receive";
-import { vodBase, type VideoRow } from "../videos/body";
+import { vodAssetUrl, type VideoRow } from "../videos/body";
 import { findVideo, videoKey } from "../videos/service";
 import { captionLanguage, nativeName } from "./languages";
 
@@ -17,11 +17,14 @@ export const MAX_VTT_BYTES = 16 * 1024 * 1024;
 /** Where a caption file lives (one per video and language). */
 export const captionKey = (row: Pick<VideoRow, "projectId" | "environment" | "id">, tag: string) => videoKey(row, "captions", `${tag}.vtt`);
 
-/** The api.video caption object; `generated` (Vidhost's addition) marks tracks made from speech. */
-export function captionBody(app: Pick<AppContext, "urls">, video: Pick<VideoRow, "id" | "environment">, row: CaptionRow) {
+/**
+ * The api.video caption object; `generated` (Vidhost's addition) marks tracks made from speech. A
+ * private video's `src` carries a fresh single-use token, like its other assets.
+ */
+export function captionBody(app: Pick<AppContext, "urls" | "db" | "clock" | "config">, video: Pick<VideoRow, "id" | "environment" | "public">, row: CaptionRow) {
   return {
     uri: `/videos/${video.id}/captions/${row.language}`,
-    src: `${vodBase(app, video.environment, video.id)}/captions/${row.language}.vtt`,
+    src: vodAssetUrl(app, video, `captions/${row.language}.vtt`),
     srclang: row.language,
     languageName: nativeName(row.language),
     default: row.isDefault,

@@ -8,7 +8,7 @@ import { parseVtt } from "../captions/vtt";
 import { notFound } from "../http/errors";
 import { offsetOf, paginate, type Page } from "../http/pagination";
 import { receiveFile, type UploadRequest } from "../uploads/receive";
-import { vodBase, type VideoRow } from "../videos/body";
+import { vodAssetUrl, type VideoRow } from "../videos/body";
 import { findVideo, videoKey } from "../videos/service";
 
 type ChapterRow = typeof chapters.$inferSelect;
@@ -16,11 +16,11 @@ type ChapterRow = typeof chapters.$inferSelect;
 /** Where a chapter file lives (one per video and language). */
 export const chapterKey = (row: Pick<VideoRow, "projectId" | "environment" | "id">, tag: string) => videoKey(row, "chapters", `${tag}.vtt`);
 
-/** The api.video chapter object. */
-export function chapterBody(app: Pick<AppContext, "urls">, video: Pick<VideoRow, "id" | "environment">, row: ChapterRow) {
+/** The api.video chapter object; a private video's `src` carries a fresh single-use token. */
+export function chapterBody(app: Pick<AppContext, "urls" | "db" | "clock" | "config">, video: Pick<VideoRow, "id" | "environment" | "public">, row: ChapterRow) {
   return {
     uri: `/videos/${video.id}/chapters/${row.language}`,
-    src: `${vodBase(app, video.environment, video.id)}/chapters/${row.language}.vtt`,
+    src: vodAssetUrl(app, video, `chapters/${row.language}.vtt`),
     language: row.language,
   };
 }

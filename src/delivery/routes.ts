@@ -58,6 +58,14 @@ export function deliveryRoutes(app: AppContext, environment: Environment) {
     })
     .get("/:videoId/token/:token/thumbnail.jpg", ({ params, request }) => thumbnailFile(app, environment, params.videoId, accessOf(request, params.token)), {
       params: tokenParams, response: media, detail: { summary: "Private thumbnail (the token is spent)", tags: ["Delivery"] },
+    })
+    .get("/:videoId/token/:token/captions/:file", ({ params, request }) => captionFile(app, environment, params.videoId, params.file, accessOf(request, params.token)), {
+      params: t.Object({ videoId: t.String(), token: t.String(), file: t.String() }), response: media,
+      detail: { summary: "Private caption file (a caption's `src`; the token is spent; `{lang}.m3u8` also opens a session)", tags: ["Delivery"] },
+    })
+    .get("/:videoId/token/:token/chapters/:file", ({ params, request }) => chapterFile(app, environment, params.videoId, params.file, accessOf(request, params.token)), {
+      params: t.Object({ videoId: t.String(), token: t.String(), file: t.String() }), response: media,
+      detail: { summary: "Private chapter file (a chapter's `src`; the token is spent)", tags: ["Delivery"] },
     });
 }
 

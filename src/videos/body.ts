@@ -13,13 +13,21 @@ export function vodBase(app: Pick<AppContext, "urls">, environment: Environment,
 
 const isoDate = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}+00:00`;
 
+type MintCtx = Pick<AppContext, "urls" | "db" | "clock" | "config">;
+
+/** The URL of one file under a video's `/vod/{id}/`: a private video's with a fresh single-use token (`/vod/{id}/token/{T}/…`). */
+export function vodAssetUrl(app: MintCtx, row: Pick<VideoRow, "id" | "environment" | "public">, path: string): string {
+  const base = vodBase(app, row.environment, row.id);
+  return row.public ? `${base}/${path}` : `${base}/token/${mintToken(app, row.id)}/${path}`;
+}
+
 /**
  * A video's asset URLs. A private video's carry fresh single-use tokens (minted on every answer,
  * one per asset so a client may use each once): `{base}?token=T` and `{base}/token/{T}/…`.
  */
-export function videoAssets(app: Pick<AppContext, "urls" | "db" | "clock" | "config">, row: VideoRow) {
+export function videoAssets(app: MintCtx, row: VideoRow) {
   const base = vodBase(app, row.environment, row.id);
-  const at = (path: string) => (row.public ? `${base}/${path}` : `${base}/token/${mintToken(app, row.id)}/${path}`);
+  const at = (path: string) => vodAssetUrl(app, row, path);
   const player = row.public ? base : `${base}?token=${mintToken(app, row.id)}`;
   const assets: { iframe: string; player: string; hls: string; thumbnail: string; mp4?: string } = {
     iframe: iframeSnippet(player),
@@ -32,7 +40,7 @@ export function videoAssets(app: Pick<AppContext, "urls" | "db" | "clock" | "con
 }
 
 /** The api.video video object; assets point at this server (null once discarded). */
-export function videoBody(app: Pick<AppContext, "urls" | "db" | "clock" | "config">, row: VideoRow) {
+export function videoBody(app: MintCtx, row: VideoRow) {
   const discarded = row.discardedAt !== null;
   // A discarded sandbox video still goes at its 24 hours if that comes first.
   const deletesAt = Math.min(row.expiresAt ?? Infinity, discarded ? row.purgeAt ?? Infinity : Infinity);

@@ -187,6 +187,54 @@ describe("sessions", () => {
   });
 });
 
+describe("captions and chapters", () => {
+  test("their `src` carries a single-use token; the session (from /session or the manifest) reaches them too", async () => {
+    const form = new FormData();
+    form.append("file", new Blob(["WEBVTT\n\n00:00.000 --> 00:01.000\nOpening\n"]), "chapters.vtt");
+    const up = await fetch(`${app.urls.production}/videos/${videoId}/chapters/en`, { method: "POST", headers: { authorization: `Basic ${btoa(`${key}:`)}` }, body: form });
+    expect(up.status).toBe(200);
+    const shape = (kind: string) => new RegExp(`^${vod}/token/[0-9a-f-]{36}/${kind}/en\\.vtt$`);
+    const caption = await client.captions.get(videoId, "en");
+    const chapter = await client.chapters.get(videoId, "en");
+    expect(caption.src).toMatch(shape("captions"));
+    expect(chapter.src).toMatch(shape("chapters"));
+    expect((await client.captions.list({ videoId })).data[0].src).toMatch(shape("captions"));
+    expect((await client.chapters.list({ videoId })).data[0].src).toMatch(shape("chapters"));
+    // Each src works once, then 404s like an unknown id.
+    for (const [src, text] of [[caption.src!, "Hello"], [chapter.src!, "Opening"]]) {
+      const res = await fetch(src);
+      expect([src, res.status]).toEqual([src, 200]);
+      expect(res.headers.get("content-type")).toStartWith("text/vtt");
+      expect(await res.text()).toContain(text);
+      expect((await fetch(src)).status).toBe(404);
+    }
+    // Plain paths without a token or session stay closed.
+    expect((await fetch(`${vod}/captions/en.vtt`)).status).toBe(404);
+    expect((await fetch(`${vod}/chapters/en.vtt`)).status).toBe(404);
+    // A session from /session, and one from the tokenised manifest, both reach them.
+    const fromSession = ((await (await fetch(`${vod}/token/${tokenOf((await assets()).thumbnail!)}/session`)).json()) as { session_token: string }).session_token;
+    const fromManifest = /avh=([0-9a-f-]{36})/.exec(await (await fetch((await assets()).hls!)).text())![1];
+    for (const avh of [fromSession, fromManifest]) {
+      expect((await fetch(`${vod}/captions/en.vtt?avh=${avh}`)).status).toBe(200);
+      expect((await fetch(`${vod}/chapters/en.vtt?avh=${avh}`)).status).toBe(200);
+    }
+    // The subtitle playlist by token opens a session for the WebVTT file it names.
+    const playlist = await fetch((await client.captions.get(videoId, "en")).src!.replace(/\.vtt$/, ".m3u8"));
+    expect(playlist.status).toBe(200);
+    const leaf = uris(await playlist.text())[0];
+    expect(leaf).toMatch(new RegExp(`^/vod/${videoId}/captions/en\\.hls\\.vtt\\?avh=[0-9a-f-]{36}$`));
+    expect((await fetch(new URL(leaf, vod))).status).toBe(200);
+    // A public video's src stays plain.
+    await client.videos.update(videoId, { _public: true });
+    try {
+      expect((await client.captions.get(videoId, "en")).src).toBe(`${vod}/captions/en.vtt`);
+      expect((await client.chapters.get(videoId, "en")).src).toBe(`${vod}/chapters/en.vtt`);
+    } finally {
+      await client.videos.update(videoId, { _public: false });
+    }
+  });
+});
+
 describe("public ↔ private", () => {
   test("PATCH takes effect at once, both ways", async () => {
     const session = (await (await fetch(`${vod}/token/${tokenOf((await assets()).hls!)}/session`)).json()) as { session_token: string };
