@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { FOLD_SQL_FUNCTION, foldText } from "./fold";
 import * as schema from "./schema";
 
 /** Drizzle over the one connection; `$client` is that better-sqlite3 connection, for the rare hand-written hot query. */
@@ -10,7 +11,7 @@ export interface Database_ {
   db: Db;
 }
 
-/** Opens the SQLite file with WAL, a busy timeout and foreign keys; `:memory:` for tests. */
+/** Opens the SQLite file with WAL, a busy timeout, foreign keys and the `vh_fold` function; `:memory:` for tests. */
 export function openDatabase(file: string): Database_ {
   // One connection per process: better-sqlite3 is synchronous, so it is the single writer.
   const sqlite = new Database(file, { timeout: 5000 });
@@ -18,5 +19,7 @@ export function openDatabase(file: string): Database_ {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
+  // Case- and accent-blind matching and sorting in SQL (video titles, search), like /tags in code.
+  sqlite.function(FOLD_SQL_FUNCTION, { deterministic: true }, (text: unknown) => (typeof text === "string" ? foldText(text) : text));
   return { sqlite, db: drizzle(sqlite, { schema }) };
 }

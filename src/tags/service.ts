@@ -1,10 +1,8 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { ScopeCtx } from "../context";
+import { foldText as fold } from "../db/fold";
 import { videos } from "../db/schema";
 import { paginate, type Page } from "../http/pagination";
-
-/** Lowercase without accents, so "Éte" matches "ete". */
-const fold = (text: string) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
 
 /** GET /tags: every tag of this scope's videos with its video count; `value` is a partial, accent- and case-blind match. */
 export function listTags(ctx: ScopeCtx, input: { url: string; page: Page; value?: string; sortBy: "value" | "videoCount"; sortOrder: "asc" | "desc" }) {

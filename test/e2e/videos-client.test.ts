@@ -150,6 +150,8 @@ describe("list filters, sorting and pagination", () => {
   const cases: { name: string; args: Parameters<ApiVideoClient["videos"]["list"]>[0]; expected: string[] }[] = [
     { name: "title substring, case-blind", args: { title: "cooking" }, expected: ["Cooking pasta", "Cooking rice"] },
     { name: "title substring inside a word", args: { title: "ice" }, expected: ["Cooking rice"] },
+    { name: "title substring, accent-blind", args: { title: "alpine" }, expected: ["Álpine flowers"] },
+    { name: "title substring, case-blind beyond ASCII", args: { title: "ÁLPINE" }, expected: ["Álpine flowers"] },
     { name: "description substring", args: { description: "recipe" }, expected: ["Cooking pasta", "Cooking rice"] },
     { name: "one tag", args: { tags: ["italy"] }, expected: ["Cooking pasta", "Hiking the Alps"] },
     { name: "all tags must match", args: { tags: ["food", "italy"] }, expected: ["Cooking pasta"] },
@@ -158,8 +160,9 @@ describe("list filters, sorting and pagination", () => {
     { name: "all metadata pairs must match", args: { metadata: { level: "easy", lang: "it" } }, expected: ["Cooking pasta"] },
     { name: "metadata value must match exactly", args: { metadata: { lang: "i" } }, expected: [] },
     { name: "filters combine", args: { title: "Cooking", tags: ["asia"], metadata: { level: "easy" } }, expected: ["Cooking rice"] },
-    { name: "sortBy title asc", args: { sortBy: "title", sortOrder: "asc" }, expected: ["Bread basics", "Cooking pasta", "Cooking rice", "Hiking the Alps", "Álpine flowers"] },
-    { name: "sortBy title desc", args: { sortBy: "title", sortOrder: "desc" }, expected: ["Álpine flowers", "Hiking the Alps", "Cooking rice", "Cooking pasta", "Bread basics"] },
+    // Case- and accent-blind: "Álpine" sorts among the a's, not after every ASCII letter.
+    { name: "sortBy title asc", args: { sortBy: "title", sortOrder: "asc" }, expected: ["Álpine flowers", "Bread basics", "Cooking pasta", "Cooking rice", "Hiking the Alps"] },
+    { name: "sortBy title desc", args: { sortBy: "title", sortOrder: "desc" }, expected: ["Hiking the Alps", "Cooking rice", "Cooking pasta", "Bread basics", "Álpine flowers"] },
     { name: "sortBy createdAt desc", args: { sortBy: "createdAt", sortOrder: "desc" }, expected: ["Álpine flowers", "Bread basics", "Hiking the Alps", "Cooking rice", "Cooking pasta"] },
     { name: "page 1 of size 2", args: { pageSize: 2, currentPage: 1 }, expected: ["Cooking pasta", "Cooking rice"] },
     { name: "page 3 of size 2", args: { pageSize: 2, currentPage: 3 }, expected: ["Álpine flowers"] },
@@ -225,6 +228,11 @@ describe("list filters, sorting and pagination", () => {
       ["q=%22%2C%22", []],
       ["q=a%22", []],
       ["q=ITALY", ["Cooking pasta", "Hiking the Alps"]],
+      // Case and accents folded beyond ASCII, in titles and tags alike (as /tags does).
+      ["q=alpine", ["Álpine flowers"]],
+      ["q=%C3%81LPINE", ["Álpine flowers"]],
+      ["q=ete", ["Álpine flowers"]],
+      ["q=%C3%89T%C3%89", ["Álpine flowers"]],
       ["", ["Cooking pasta", "Cooking rice", "Hiking the Alps", "Bread basics", "Álpine flowers"]],
     ];
     for (const [query, expected] of rows) expect([query, (await search(query)).data.map((v) => v.title)]).toEqual([query, expected]);
