@@ -67,10 +67,7 @@ export function mp4Handler(app: AppContext): JobHandler<{ videoId: string }> {
       const mp4 = app.db.select().from(renditions).where(and(eq(renditions.videoId, videoId), eq(renditions.type, "mp4"))).get();
       if (!mp4 || mp4.status === "encoded" || mp4.status === "failed") return { status: "skip", reason: "no MP4 is waiting" };
       // The encode may still be writing the top rung, or may plan (and package) the MP4 itself on a resume.
-      if (pendingJob(app.db, ENCODE_JOB, "videoId", videoId)) {
-        app.queue.enqueue(app.db, MP4_JOB, { videoId }, { maxAttempts: run.maxAttempts, runAt: app.clock.now().getTime() + WAIT_FOR_ENCODE_MS });
-        return { status: "skip", reason: "waiting for the encode to end" };
-      }
+      if (pendingJob(app.db, ENCODE_JOB, "videoId", videoId)) return { status: "wait", delayMs: WAIT_FOR_ENCODE_MS, reason: "waiting for the encode to end" };
       const top = topRung(app.db, videoId);
       if (!top || top.status !== "encoded" || top.quality !== mp4.quality) {
         failMp4(app, videoId, "The MP4 could not be made: the video has no encoded rendition to copy it from.");

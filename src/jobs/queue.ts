@@ -8,6 +8,8 @@ import type { Logger } from "../log";
 export type JobOutcome =
   | { status: "success" }
   | { status: "retry"; delayMs: number; error: string }
+  /** Not ready yet (e.g. another job must end first): look again later, without spending an attempt. */
+  | { status: "wait"; delayMs: number; reason: string }
   | { status: "failure"; error: string }
   | { status: "skip"; reason: string };
 
@@ -194,7 +196,9 @@ export class JobQueue {
     const now = this.clock.now().getTime();
     const base = { leaseOwner: null, leaseUntil: null, updatedAt: now };
     const where = and(eq(jobs.id, job.id), eq(jobs.leaseOwner, this.owner));
-    if (outcome.status === "retry" && job.attempts < job.maxAttempts) {
+    if (outcome.status === "wait") {
+      this.db.update(jobs).set({ ...base, status: "queued", runAt: now + outcome.delayMs, lastError: outcome.reason, attempts: sql`max(${jobs.attempts} - 1, 0)` }).where(where).run();
+    } else if (outcome.status === "retry" && job.attempts < job.maxAttempts) {
       this.db.update(jobs).set({ ...base, status: "queued", runAt: now + outcome.delayMs, lastError: outcome.error }).where(where).run();
     } else if (outcome.status === "success" || outcome.status === "skip") {
       this.db.update(jobs).set({ ...base, status: outcome.status === "success" ? "done" : "skipped", lastError: outcome.status === "skip" ? outcome.reason : null }).where(where).run();

@@ -28,7 +28,7 @@ export function withSpeechFollowUps<P extends { videoId: string }>(app: AppConte
     ...handler,
     async run(payload, run) {
       const outcome = await handler.run(payload, run);
-      if (outcome.status !== "retry" && !run.signal.aborted) startWaitingWork(app, payload.videoId);
+      if (outcome.status !== "retry" && outcome.status !== "wait" && !run.signal.aborted) startWaitingWork(app, payload.videoId);
       return outcome;
     },
   };

@@ -203,6 +203,27 @@ test("mp4Support turned on after the encode makes the MP4 from the clipped ladde
   expect(mine()).toEqual(["hls 240p", "mp4 240p"]);
 });
 
+test("mp4Support turned on mid-encode: the MP4 job waits for the ladder, then copies it", async () => {
+  // Real-time ffmpeg: the encode lasts at least the clip's 2 s, so the PATCH lands while it runs.
+  const c = await startTestAppliance({ env: { ...NO_RATE_LIMITS, VIDHOST_FFMPEG: realTimeFfmpeg() } });
+  try {
+    const clip = await makeClip({ width: 320, height: 180, seconds: 2 });
+    const videoId = await uploadVideo(c, c.sandboxKey, "sandbox", clip, "mid-encode", { mp4Support: false });
+    await waitFor("encoding", async () => (await videoStatus(c, c.sandboxKey, videoId, "sandbox")).encoding.qualities.some((q) => q.status === "encoding"));
+    expect((await c.api(c.sandboxKey, "PATCH", `/videos/${videoId}`, { mp4Support: true })).status).toBe(200);
+    const during = await videoStatus(c, c.sandboxKey, videoId, "sandbox");
+    expect(during.encoding.qualities.map((q) => `${q.type} ${q.quality} ${q.status}`)).toEqual(["hls 240p encoding", "mp4 240p waiting"]);
+    await waitEncoded(c, c.sandboxKey, videoId, "sandbox");
+    const probe = await ffprobeJson(`${c.urls.sandbox}/vod/${videoId}/mp4/source.mp4`);
+    expect(Math.abs(Number(probe.format.duration) - 2)).toBeLessThan(0.3);
+    // Waiting for the encode spent none of the job's attempts.
+    const job = c.ctx.db.select().from(jobs).where(eq(jobs.kind, MP4_JOB)).get()!;
+    expect([job.status, job.attempts]).toEqual(["done", 1]);
+  } finally {
+    await c.close();
+  }
+});
+
 test("a restart during an encode finishes the video, with each webhook once", async () => {
   const dataDir = tempDir();
   const slow = realTimeFfmpeg(); // encodes take the clip's own length: deterministic "mid-encode"
