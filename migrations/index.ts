@@ -6,6 +6,7 @@ import m3 from "./0003_free_black_queen.sql" with { type: "text" };
 import m4 from "./0004_hot_luminals.sql" with { type: "text" };
 import m5 from "./0005_numerous_william_stryker.sql" with { type: "text" };
 import m6 from "./0006_light_vengeance.sql" with { type: "text" };
+import m7 from "./0007_short_mastermind.sql" with { type: "text" };
 
 /** Every migration in journal order, as [tag, sql]. */
-export const migrations: [string, string][] = [["0000_nifty_barracuda", m0], ["0001_sudden_nick_fury", m1], ["0002_uneven_titania", m2], ["0003_free_black_queen", m3], ["0004_hot_luminals", m4], ["0005_numerous_william_stryker", m5], ["0006_light_vengeance", m6]];
+export const migrations: [string, string][] = [["0000_nifty_barracuda", m0], ["0001_sudden_nick_fury", m1], ["0002_uneven_titania", m2], ["0003_free_black_queen", m3], ["0004_hot_luminals", m4], ["0005_numerous_william_stryker", m5], ["0006_light_vengeance", m6], ["0007_short_mastermind", m7]];

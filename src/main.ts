@@ -22,6 +22,7 @@ import { JobQueue } from "./jobs/queue";
 import { finishHandler } from "./live/finish";
 import { LiveRuntime } from "./live/runtime";
 import { startSchedules } from "./jobs/schedules";
+import { childRecords, reapOrphans } from "./media/child-records";
 import { clearTempFiles, localStorage } from "./media/storage";
 import { locateMediaTools } from "./media/tools";
 import { createLogger, type Logger } from "./log";
@@ -56,7 +57,11 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   clearTempFiles(config.dataDir);
   const storage = localStorage(config.dataDir);
   await installSandboxWatermark(storage);
-  const media = locateMediaTools(config);
+  // Before any job or broadcast resumes: ffmpeg left running by a process killed hard must not
+  // write into folders a new attempt uses, nor hold a live stream's files.
+  await reapOrphans(db, log);
+  const located = locateMediaTools(config);
+  const media = "missing" in located ? located : { ...located, children: childRecords(db, log) };
   if ("missing" in media) log.warn(`${media.missing}; uploads are accepted but will not encode`);
   const ctx: AppContext = {
     db, prepared, keyCache, config, clock, log, queue, storage, media,

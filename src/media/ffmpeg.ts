@@ -48,6 +48,7 @@ export async function runFfmpeg(tools: MediaTools, args: string[], opts: RunOpti
   await runProcess(argv, {
     tool: "ffmpeg",
     signal: opts.signal,
+    track: tracked(tools, tools.ffmpeg),
     onLine: (line) => {
       const s = progressSeconds(line);
       // Repeated values (e.g. while the muxer flushes) are not progress.
@@ -80,10 +81,15 @@ export async function mediaToolsVersion(tools: MediaTools): Promise<string> {
   return out.split("\n")[0].trim();
 }
 
+// Every child of the adapter is recorded while it runs, when the appliance gave a tracker.
+function tracked(tools: MediaTools, binary: string) {
+  return tools.children ? { tracker: tools.children, binary } : undefined;
+}
+
 // ffprobe's failures become "ffprobe could not read the file: <cause>".
 async function runFfprobe(tools: MediaTools, args: string[], signal?: AbortSignal): Promise<string> {
   try {
-    return await runProcess([tools.ffprobe, ...args], { tool: "ffprobe", signal });
+    return await runProcess([tools.ffprobe, ...args], { tool: "ffprobe", signal, track: tracked(tools, tools.ffprobe) });
   } catch (err) {
     if (!(err instanceof MediaError) || !err.reason.startsWith("ffprobe failed: ")) throw err;
     // "ffprobe failed: clip.bin: Invalid data…" → "ffprobe could not read the file: Invalid data…"

@@ -12,6 +12,13 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Called with each complete stdout line, for progress; without it stdout is collected and returned. */
   onLine?: (line: string) => void;
+  /** Records the child while it runs (see child-records.ts); `binary` is the tool, argv[0] may be `nice`. */
+  track?: { tracker: ChildTracker; binary: string };
+}
+
+/** Told of each child as it starts; the returned function is called once it has exited or been killed. */
+export interface ChildTracker {
+  started(pid: number, binary: string, tool: string): () => void;
 }
 
 /** The argv actually executed: `nice -n 19` first when asked and available, so encodes yield the CPU to the API. */
@@ -29,6 +36,13 @@ export async function runProcess(argv: string[], opts: SpawnOptions): Promise<st
   } catch (err) {
     throw new MediaError(`${tool} could not be started: ${err instanceof Error ? err.message : String(err)}`);
   }
+  let untrack: (() => void) | undefined;
+  try {
+    untrack = opts.track?.tracker.started(proc.pid, opts.track.binary, tool);
+  } catch (err) {
+    proc.kill("SIGKILL"); // an unrecorded child could outlive a crash unnoticed
+    throw err;
+  }
   // SIGKILL: the caller discards partial output anyway, and a stalled ffmpeg may ignore SIGTERM.
   const kill = () => proc.kill("SIGKILL");
   signal?.addEventListener("abort", kill, { once: true });
@@ -43,7 +57,11 @@ export async function runProcess(argv: string[], opts: SpawnOptions): Promise<st
   } finally {
     signal?.removeEventListener("abort", kill);
     // A throwing onLine ends the wait early: never leave the child running behind us.
-    if (proc.exitCode === null && proc.signalCode === null) kill();
+    if (proc.exitCode === null && proc.signalCode === null) {
+      kill();
+      await proc.exited;
+    }
+    untrack?.();
   }
 }
 

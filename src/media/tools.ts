@@ -3,11 +3,14 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Config } from "../config";
+import type { ChildTracker } from "./spawn";
 
 /** Absolute paths of the two binaries every media function takes. */
 export interface MediaTools {
   ffmpeg: string;
   ffprobe: string;
+  /** Records every ffmpeg/ffprobe child while it runs, so a start after a crash can kill those left behind. */
+  children?: ChildTracker;
 }
 
 /** How binaries are looked up; tests swap these to check the search order without touching the disk. */

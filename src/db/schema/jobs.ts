@@ -19,3 +19,27 @@ export const jobs = sqliteTable(
   },
   (t) => [index("jobs_due").on(t.status, t.runAt)],
 );
+
+/**
+ * Media tool processes (ffmpeg, ffprobe) this or an earlier appliance process started and has not
+ * seen exit. A hard kill of the appliance leaves its children running; the next start kills those
+ * whose pid still names the same process (same boot, same start time, same binary).
+ */
+export const mediaProcesses = sqliteTable(
+  "media_processes",
+  {
+    id: text("id").primaryKey(),
+    pid: integer("pid").notNull(),
+    /** Field 22 of /proc/<pid>/stat: with the boot id, tells this process from a later one given the same pid. */
+    startTicks: integer("start_ticks").notNull(),
+    bootId: text("boot_id").notNull(),
+    /** "ffmpeg" or "ffprobe". */
+    tool: text("tool").notNull(),
+    /** The binary's resolved path; /proc/<pid>/exe must show it, or a binary named like the tool, before a kill. */
+    exe: text("exe").notNull(),
+    ownerPid: integer("owner_pid").notNull(),
+    ownerStartTicks: integer("owner_start_ticks").notNull(),
+    startedAt: integer("started_at").notNull(),
+  },
+  (t) => [index("media_processes_owner").on(t.ownerPid)],
+);
