@@ -4,6 +4,7 @@ import type { Db } from "../db/client";
 import { jobs } from "../db/schema";
 import { newId } from "../ids";
 import type { Logger } from "../log";
+import { selfIdentity, stillRunning } from "../media/procfs";
 
 export type JobOutcome =
   | { status: "success" }
@@ -38,13 +39,26 @@ export interface JobHandler<P = unknown> {
 
 type Runner = Pick<Db, "insert">;
 
+// "job_…@<boot id>:<pid>:<start ticks>", or the bare id where /proc is missing.
+function leaseOwnerName(id: string): string {
+  const self = selfIdentity();
+  return self ? `${id}@${self.bootId}:${self.pid}:${self.startTicks}` : id;
+}
+
+// True only when the owner's name says which process it was and that process is gone.
+function ownerGone(owner: string | null): boolean {
+  const m = /@([0-9a-f-]+):(\d+):(\d+)$/.exec(owner ?? "");
+  return !!m && !stillRunning({ bootId: m[1], pid: Number(m[2]), startTicks: Number(m[3]) });
+}
+
 /** A durable queue in SQLite: jobs survive restarts, leases expire if a process dies. */
 export class JobQueue {
   private handlers = new Map<string, JobHandler<any>>();
   private running = new Map<string, { kind: string; payload: unknown; abort: AbortController; cancelled: boolean; done: Promise<void> }>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private started = false;
-  private readonly owner = newId("job_");
+  // Names this process too (boot, pid, start time), so a later start can tell its leases are orphaned.
+  private readonly owner = leaseOwnerName(newId("job_"));
 
   constructor(
     private readonly db: Db,
@@ -87,9 +101,18 @@ export class JobQueue {
     if (ids.length) this.db.update(jobs).set({ status: "skipped", lastError: "cancelled" }).where(inArray(jobs.id, ids)).run();
   }
 
+  /** Starts working; leases held by an appliance process that no longer runs are taken back at once, not after they expire. */
   start(): void {
     this.started = true;
+    this.expireDeadOwners();
     this.tick();
+  }
+
+  // The lease is marked expired; recoverExpiredLeases then retries or fails the job as for any expiry.
+  private expireDeadOwners(): void {
+    const held = this.db.select({ id: jobs.id, owner: jobs.leaseOwner }).from(jobs).where(eq(jobs.status, "running")).all();
+    const dead = held.filter((j) => j.owner !== this.owner && ownerGone(j.owner)).map((j) => j.id);
+    if (dead.length) this.db.update(jobs).set({ leaseUntil: 0 }).where(and(inArray(jobs.id, dead), eq(jobs.status, "running"))).run();
   }
 
   /** Stops taking jobs, aborts the running ones and hands their leases back so the next start resumes them. */
