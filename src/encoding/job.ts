@@ -7,7 +7,9 @@ import { keyframeTimes, probe, runFfmpeg } from "../media/ffmpeg";
 import { isRemuxable, ladderFor, type Rendition } from "../media/ladder";
 import { MediaError } from "../media/media-error";
 import type { ProbeResult } from "../media/probe-parse";
+import type { StorageKey } from "../media/storage";
 import type { MediaTools } from "../media/tools";
+import { randomBase62 } from "../ids";
 import type { JobHandler, JobRun } from "../jobs/queue";
 import type { VideoRow } from "../videos/body";
 import { ENCODE_JOB, videoKey } from "../videos/service";
@@ -31,9 +33,22 @@ interface Encode {
   run: JobRun;
   /** The part of the source to deliver (POST /videos `clip`), resolved against the probe. */
   clip?: { startS: number; endS: number };
+  /** This attempt's own folder: ffmpeg writes there, and finished outputs are moved into place. */
+  stage: StorageKey;
 }
 
 const hlsDir = (e: Encode) => e.app.storage.localDir(videoKey(e.row, "hls"));
+const stagedHlsDir = (e: Encode) => e.app.storage.localDir([...e.stage, "hls"]);
+
+/**
+ * Moves finished outputs from the attempt's folder into place. ffmpeg never writes where players
+ * read or where another attempt writes, so a stray writer (an encoder left by a crashed process)
+ * can only ever touch its own abandoned attempt folder.
+ */
+async function publish(e: Encode, from: string[], to: string[]): Promise<void> {
+  await e.app.storage.delete(videoKey(e.row, ...to));
+  await e.app.storage.move([...e.stage, ...from], videoKey(e.row, ...to));
+}
 
 function pending(rows: RenditionRow[], type: "hls" | "mp4"): RenditionRow[] {
   return rows.filter((r) => r.type === type && r.status !== "encoded");
@@ -42,8 +57,8 @@ function pending(rows: RenditionRow[], type: "hls" | "mp4"): RenditionRow[] {
 /** The top rung served as a stream copy of the source: playable in about a second, no quality loss. */
 async function remuxTop(e: Encode, top: Rendition): Promise<void> {
   setStatus(e.app, e.row.id, [{ type: "hls", quality: top.name }], "encoding");
-  await e.app.storage.delete(videoKey(e.row, "hls", top.name));
-  await runFfmpeg(e.app.media as MediaTools, remuxHlsArgs(e.source, `${hlsDir(e)}/${top.name}`, { segmentS: SEGMENT_S, hasAudio: e.probe.hasAudio }), { signal: e.run.signal, nice: true });
+  await runFfmpeg(e.app.media as MediaTools, remuxHlsArgs(e.source, `${stagedHlsDir(e)}/${top.name}`, { segmentS: SEGMENT_S, hasAudio: e.probe.hasAudio }), { signal: e.run.signal, nice: true });
+  await publish(e, ["hls", top.name], ["hls", top.name]);
   const bandwidth = e.probe.bitrateKbps ? Math.round(e.probe.bitrateKbps * 1000 * 1.2) : undefined;
   markEncoded(e.app, e.row, [{ type: "hls", quality: top.name, bandwidth }]);
 }
@@ -61,9 +76,8 @@ function watermarksOf(e: Encode): WatermarkInput[] {
 async function encodeLadder(e: Encode, rungs: Rendition[], alignTo?: number[]): Promise<void> {
   const keys = rungs.map((r) => ({ type: "hls", quality: r.name }));
   setStatus(e.app, e.row.id, keys, "encoding");
-  await Promise.all(rungs.map((r) => e.app.storage.delete(videoKey(e.row, "hls", r.name))));
   const sandbox = e.row.environment === "sandbox";
-  const args = hlsLadderArgs(e.source, rungs, hlsDir(e), {
+  const args = hlsLadderArgs(e.source, rungs, stagedHlsDir(e), {
     hasAudio: e.probe.hasAudio,
     frameRate: e.probe.frameRate,
     segmentS: SEGMENT_S,
@@ -73,14 +87,16 @@ async function encodeLadder(e: Encode, rungs: Rendition[], alignTo?: number[]): 
     keyframeTimes: alignTo,
   });
   await runFfmpeg(e.app.media as MediaTools, args, { signal: e.run.signal, nice: true });
+  for (const r of rungs) await publish(e, ["hls", r.name], ["hls", r.name]);
   markEncoded(e.app, e.row, rungs.map((r) => ({ type: "hls" as const, quality: r.name })));
 }
 
 /** The MP4: a stream copy of the top HLS rendition (0.15 s, where encoding it costs a third of the job). */
 async function packageMp4(e: Encode, top: Rendition): Promise<void> {
   setStatus(e.app, e.row.id, [{ type: "mp4", quality: top.name }], "encoding");
-  const output = e.app.storage.localPath(videoKey(e.row, "mp4", "source.mp4"), true);
+  const output = e.app.storage.localPath([...e.stage, "mp4", "source.mp4"], true);
   await runFfmpeg(e.app.media as MediaTools, mp4FromHlsArgs(`${hlsDir(e)}/${top.name}/index.m3u8`, output), { signal: e.run.signal, nice: true });
+  await publish(e, ["mp4", "source.mp4"], ["mp4", "source.mp4"]);
   markEncoded(e.app, e.row, [{ type: "mp4", quality: top.name }]);
 }
 
@@ -167,13 +183,16 @@ export function encodeHandler(app: AppContext): JobHandler<{ videoId: string }> 
         return { status: "failure", error: app.media.missing };
       }
       const source = app.storage.localPath(videoKey(row, "source"));
+      // Folders of earlier attempts are abandoned: whatever wrote there was killed (or the process died).
+      await app.storage.delete(videoKey(row, "attempts"));
+      const stage = videoKey(row, "attempts", `${run.attempt}-${randomBase62(8)}`);
       try {
         const result = await probe(app.media, source, run.signal);
         if (result.durationS > MAX_DURATION_S) throw new MediaError(`The video is ${Math.round(result.durationS / 60)} minutes long; the limit is 1440 minutes.`);
         const stored = clipOf(row);
         const clip = stored ? resolveClip(stored, result) : undefined;
         const fresh = saveProbe(app, row, result, clip);
-        await encode({ app, row: fresh, source, probe: result, ladder: ladderFor(result), run, clip });
+        await encode({ app, row: fresh, source, probe: result, ladder: ladderFor(result), run, clip, stage });
         return { status: "success" };
       } catch (err) {
         if (run.signal.aborted) return { status: "failure", error: "stopped" };
@@ -186,6 +205,8 @@ export function encodeHandler(app: AppContext): JobHandler<{ videoId: string }> 
         }
         failEncoding(app, videoId, reason);
         return { status: "failure", error: reason };
+      } finally {
+        await app.storage.delete(stage).catch(() => {});
       }
     },
   };
