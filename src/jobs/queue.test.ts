@@ -1,5 +1,6 @@
-// The durable queue's "wait" outcome on a real SQLite database: a job that is not ready yet comes
+// The durable queue on a real SQLite database. The "wait" outcome: a job that is not ready yet comes
 // back later without spending an attempt, so waiting on another job cannot exhaust its retries.
+// Leases: those of a process that no longer runs are taken back at start, not after they expire.
 import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { openDatabase } from "../db/client";
@@ -7,6 +8,8 @@ import { migrate } from "../db/migrate";
 import { jobs } from "../db/schema";
 import { waitFor } from "../../test/helpers";
 import { createLogger } from "../log";
+import { identityOf, type ProcIdentity } from "../media/procfs";
+import { systemClock } from "../clock";
 import { JobQueue, type JobRun } from "./queue";
 
 test("a job answering wait is run again later, its attempts unspent, then settles normally", async () => {
@@ -33,6 +36,45 @@ test("a job answering wait is run again later, its attempts unspent, then settle
     // One attempt allowed, four runs: the three waits spent nothing.
     expect(seen).toEqual([1, 1, 1, 1]);
     expect(job.attempts).toBe(1);
+  } finally {
+    await queue.stop();
+    sqlite.close();
+  }
+});
+
+// A job as a process left it: running, under a lease that has not expired yet.
+function leftRunning(db: ReturnType<typeof openDatabase>["db"], id: string, owner: string) {
+  const now = Date.now();
+  db.insert(jobs).values({
+    id, kind: "work", payload: JSON.stringify({ id }), status: "running", attempts: 1, maxAttempts: 3,
+    runAt: now, leaseOwner: owner, leaseUntil: now + 3_600_000, createdAt: now, updatedAt: now,
+  }).run();
+}
+
+const ownerName = (p: ProcIdentity) => `job_old@${p.bootId}:${p.pid}:${p.startTicks}`;
+
+test("a start takes back at once the leases of a process that no longer runs, and leaves a live process's leases alone", async () => {
+  const { sqlite, db } = openDatabase(":memory:");
+  migrate(sqlite);
+  const dead = Bun.spawn(["true"]);
+  const deadId = identityOf(dead.pid)!;
+  await dead.exited;
+  leftRunning(db, "job_of_dead", ownerName(deadId));
+  leftRunning(db, "job_of_live", ownerName(identityOf(process.pid)!));
+  leftRunning(db, "job_unnamed", "job_legacy"); // a lease from before owners named their process: waits for expiry
+
+  const ran: string[] = [];
+  const queue = new JobQueue(db, systemClock, createLogger("error"), 20);
+  queue.register<{ id: string }>({ kind: "work", concurrency: 3, leaseMs: 60_000, run: async ({ id }) => (ran.push(id), { status: "success" }) });
+  queue.start();
+  try {
+    while (!ran.length) await Bun.sleep(5);
+    expect(ran).toEqual(["job_of_dead"]);
+    const status = (id: string) => db.select().from(jobs).where(eq(jobs.id, id)).get()!;
+    while (status("job_of_dead").status !== "done") await Bun.sleep(5);
+    expect(status("job_of_dead").attempts).toBe(2);
+    expect(status("job_of_live").status).toBe("running");
+    expect(status("job_unnamed").status).toBe("running");
   } finally {
     await queue.stop();
     sqlite.close();

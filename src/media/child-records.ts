@@ -58,11 +58,12 @@ export async function reapOrphans(db: Db, log: Logger, waitMs = 10_000): Promise
   for (const r of db.select().from(mediaProcesses).all()) {
     if (stillRunning({ pid: r.ownerPid, startTicks: r.ownerStartTicks, bootId: r.bootId })) continue;
     const child = { pid: r.pid, startTicks: r.startTicks, bootId: r.bootId };
-    if (stillRunning(child) && sameBinary(exeOf(r.pid), r.exe, r.tool)) {
+    const exe = exeOf(r.pid);
+    if (stillRunning(child) && sameBinary(exe, r.exe, r.tool)) {
       try {
         process.kill(r.pid, "SIGKILL");
         dying.push(child);
-        log.warn("killed a media process left running by a stopped appliance", { pid: r.pid, exe: r.exe, ownerPid: r.ownerPid });
+        log.warn("killed a media process left running by a stopped appliance", { pid: r.pid, exe, ownerPid: r.ownerPid });
       } catch (err) {
         log.warn("could not kill a media process left running by a stopped appliance", { pid: r.pid, error: String(err) });
       }
