@@ -50,6 +50,9 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   const { sqlite, db } = openDatabase(join(config.dataDir, "vidhost.db"));
   const applied = migrate(sqlite);
   if (applied.length) log.info("migrations applied", { applied });
+  // First of all (before temp files are cleared, jobs or broadcasts resume): ffmpeg left running by
+  // a process killed hard must not write into folders a new attempt uses, nor hold a stream's files.
+  await reapOrphans(db, log);
 
   const queue = new JobQueue(db, clock, log);
   const prepared = new PreparedStatements(db);
@@ -57,9 +60,6 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   clearTempFiles(config.dataDir);
   const storage = localStorage(config.dataDir);
   await installSandboxWatermark(storage);
-  // Before any job or broadcast resumes: ffmpeg left running by a process killed hard must not
-  // write into folders a new attempt uses, nor hold a live stream's files.
-  await reapOrphans(db, log);
   const located = locateMediaTools(config);
   const media = "missing" in located ? located : { ...located, children: childRecords(db, log) };
   if ("missing" in media) log.warn(`${media.missing}; uploads are accepted but will not encode`);
