@@ -8,6 +8,7 @@ import type { AppContext } from "../context";
 import { renditions, videos } from "../db/schema";
 import type { JobHandler } from "../jobs/queue";
 import { mp4FromHlsArgs } from "../media/args";
+import { randomBase62 } from "../ids";
 import { runFfmpeg } from "../media/ffmpeg";
 import type { MediaTools } from "../media/tools";
 import { pendingJob } from "../transcripts/readiness";
@@ -78,16 +79,22 @@ export function mp4Handler(app: AppContext): JobHandler<{ videoId: string }> {
         return { status: "failure", error: app.media.missing };
       }
       setStatus(app, videoId, [{ type: "mp4", quality: mp4.quality }], "encoding");
+      // Written in an attempt folder of its own and moved into place, as the encode does (see job.ts).
+      const stage = videoKey(row, "attempts", `mp4-${run.attempt}-${randomBase62(8)}`);
       try {
         const playlist = app.storage.localPath(videoKey(row, "hls", top.quality, "index.m3u8"));
-        const output = app.storage.localPath(videoKey(row, "mp4", "source.mp4"), true);
+        const output = app.storage.localPath([...stage, "source.mp4"], true);
         await runFfmpeg(app.media as MediaTools, mp4FromHlsArgs(playlist, output), { signal: run.signal, nice: true });
+        await app.storage.delete(videoKey(row, "mp4", "source.mp4"));
+        await app.storage.move([...stage, "source.mp4"], videoKey(row, "mp4", "source.mp4"));
       } catch (err) {
         if (run.signal.aborted) return { status: "failure", error: "stopped" };
         const reason = `Making the MP4 failed: ${err instanceof Error ? err.message : String(err)}`;
         if (run.attempt < run.maxAttempts) return { status: "retry", delayMs: 5000, error: reason };
         failMp4(app, videoId, reason);
         return { status: "failure", error: reason };
+      } finally {
+        await app.storage.delete(stage).catch(() => {});
       }
       // A video deleted while ffmpeg ran has no row left to mark (and no webhook is due).
       if (!app.db.select({ id: videos.id }).from(videos).where(eq(videos.id, videoId)).get()) return { status: "skip", reason: "the video was deleted" };
