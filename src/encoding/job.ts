@@ -193,8 +193,11 @@ export function encodeHandler(app: AppContext): JobHandler<{ videoId: string }> 
         const clip = stored ? resolveClip(stored, result) : undefined;
         const fresh = saveProbe(app, row, result, clip);
         await encode({ app, row: fresh, source, probe: result, ladder: ladderFor(result), run, clip, stage });
+        await app.storage.delete(stage);
         return { status: "success" };
       } catch (err) {
+        // Cleared before the failure is visible, so the job settles as soon as the status says so.
+        await app.storage.delete(stage).catch(() => {});
         if (run.signal.aborted) return { status: "failure", error: "stopped" };
         const reason = err instanceof MediaError ? err.reason : `Encoding failed: ${err instanceof Error ? err.message : String(err)}`;
         app.log.warn("encoding failed", { videoId, attempt: run.attempt, reason });
@@ -205,8 +208,6 @@ export function encodeHandler(app: AppContext): JobHandler<{ videoId: string }> 
         }
         failEncoding(app, videoId, reason);
         return { status: "failure", error: reason };
-      } finally {
-        await app.storage.delete(stage).catch(() => {});
       }
     },
   };

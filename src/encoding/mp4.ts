@@ -87,14 +87,14 @@ export function mp4Handler(app: AppContext): JobHandler<{ videoId: string }> {
         await runFfmpeg(app.media as MediaTools, mp4FromHlsArgs(playlist, output), { signal: run.signal, nice: true });
         await app.storage.delete(videoKey(row, "mp4", "source.mp4"));
         await app.storage.move([...stage, "source.mp4"], videoKey(row, "mp4", "source.mp4"));
+        await app.storage.delete(stage);
       } catch (err) {
+        await app.storage.delete(stage).catch(() => {});
         if (run.signal.aborted) return { status: "failure", error: "stopped" };
         const reason = `Making the MP4 failed: ${err instanceof Error ? err.message : String(err)}`;
         if (run.attempt < run.maxAttempts) return { status: "retry", delayMs: 5000, error: reason };
         failMp4(app, videoId, reason);
         return { status: "failure", error: reason };
-      } finally {
-        await app.storage.delete(stage).catch(() => {});
       }
       // A video deleted while ffmpeg ran has no row left to mark (and no webhook is due).
       if (!app.db.select({ id: videos.id }).from(videos).where(eq(videos.id, videoId)).get()) return { status: "skip", reason: "the video was deleted" };
