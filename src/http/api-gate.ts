@@ -1,5 +1,5 @@
 import { authenticate } from "../auth/service";
-import type { Environment } from "../config";
+import type { Environment, RateCategory } from "../config";
 import type { AppContext, ScopeCtx } from "../context";
 import { ApiError, tooManyRequests } from "./errors";
 import { RateLimiter, rateCategory } from "./rate-limit";
@@ -34,7 +34,12 @@ function ignoresAuthorization(path: string): boolean {
  * address. X-Forwarded-For is not trusted: any client can send it.
  */
 export function apiGate(app: AppContext, environment: Environment, addressOf: (request: Request) => string) {
-  const limiter = new RateLimiter(60_000, app.clock);
+  // One counter per budget: a request's identity (its key id, most often) is then the map key as is.
+  const limiters: Record<RateCategory, RateLimiter> = {
+    uploads: new RateLimiter(60_000, app.clock),
+    writes: new RateLimiter(60_000, app.clock),
+    reads: new RateLimiter(60_000, app.clock),
+  };
   const limits = app.config.rateLimits[environment];
   const resolved = new WeakMap<Request, ScopeCtx | ApiError>();
 
@@ -62,7 +67,7 @@ export function apiGate(app: AppContext, environment: Environment, addressOf: (r
       }
       identity ??= `address:${addressOf(request) || "unknown"}`;
       const category = rateCategory(request.method, path);
-      const decision = limiter.hit(`${category}:${identity}`, limits[category]);
+      const decision = limiters[category].hit(identity, limits[category]);
       headers["x-ratelimit-limit"] = String(decision.limit);
       headers["x-ratelimit-remaining"] = String(decision.remaining);
       headers["x-ratelimit-retry-after"] = String(decision.retryAfterS);
