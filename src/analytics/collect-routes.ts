@@ -10,12 +10,9 @@ import { parseReport, recordReport, REPORT_MAX_BYTES } from "./collect";
 /** Where the player pages post their events, on each environment's listener. */
 export const COLLECT_PATH = "/analytics/events";
 
-/** Set by http/servers.ts from the socket on every request (any client-sent value is overwritten). */
-export const CLIENT_ADDRESS_HEADER = "x-vidhost-client-address";
-
 /** The viewer's address: the socket's, or the last X-Forwarded-For hop when a local reverse proxy forwarded it. */
-export function clientAddress(request: Request): string {
-  const socket = (request.headers.get(CLIENT_ADDRESS_HEADER) ?? "").replace(/^::ffff:/, "");
+export function clientAddress(request: Request, socketAddress: string): string {
+  const socket = socketAddress.replace(/^::ffff:/, "");
   const forwarded = request.headers.get("x-forwarded-for");
   const local = socket === "127.0.0.1" || socket === "::1" || socket === "";
   return local && forwarded ? (forwarded.split(",").pop() ?? "").trim() : socket;
@@ -39,8 +36,8 @@ export function analyticsCollectRoutes(app: AppContext, environment: Environment
   const limiter = new RateLimiter(60_000, app.clock);
   return new Elysia({ normalize: false })
     .use(streamedBody())
-    .post(COLLECT_PATH, async ({ request }) => {
-      const address = clientAddress(request);
+    .post(COLLECT_PATH, async ({ request, server }) => {
+      const address = clientAddress(request, server?.requestIP(request)?.address ?? "");
       const decision = limiter.hit(address, app.config.analyticsRateLimit);
       if (!decision.allowed) throw tooManyRequests(decision.retryAfterS);
       const report = parseReport(await readBounded(request));

@@ -1,6 +1,5 @@
-import type { Server } from "bun";
 import { authenticate } from "../auth/service";
-import type { Environment } from "../config";
+import type { Environment, RateCategory } from "../config";
 import type { AppContext, ScopeCtx } from "../context";
 import { ApiError, tooManyRequests } from "./errors";
 import { RateLimiter, rateCategory } from "./rate-limit";
@@ -34,8 +33,13 @@ function ignoresAuthorization(path: string): boolean {
  * the other environment, and /auth/* and /upload, which ignore the header) counts against the client's
  * address. X-Forwarded-For is not trusted: any client can send it.
  */
-export function apiGate(app: AppContext, environment: Environment) {
-  const limiter = new RateLimiter(60_000, app.clock);
+export function apiGate(app: AppContext, environment: Environment, addressOf: (request: Request) => string) {
+  // One counter per budget: a request's identity (its key id, most often) is then the map key as is.
+  const limiters: Record<RateCategory, RateLimiter> = {
+    uploads: new RateLimiter(60_000, app.clock),
+    writes: new RateLimiter(60_000, app.clock),
+    reads: new RateLimiter(60_000, app.clock),
+  };
   const limits = app.config.rateLimits[environment];
   const resolved = new WeakMap<Request, ScopeCtx | ApiError>();
 
@@ -50,7 +54,7 @@ export function apiGate(app: AppContext, environment: Environment) {
 
   return {
     /** The onRequest hook: answers preflights, sets the CORS and rate-limit headers, throws 429 beyond the limit. */
-    admit(request: Request, path: string, headers: Record<string, unknown>, server: Server<unknown> | null): Response | undefined {
+    admit(request: Request, path: string, headers: Record<string, unknown>): Response | undefined {
       headers["access-control-allow-origin"] = "*";
       headers["access-control-expose-headers"] = EXPOSED;
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: PREFLIGHT });
@@ -61,9 +65,9 @@ export function apiGate(app: AppContext, environment: Environment) {
         resolved.set(request, outcome);
         if (!(outcome instanceof ApiError)) identity = outcome.apiKeyId;
       }
-      identity ??= `address:${server?.requestIP(request)?.address ?? "unknown"}`;
+      identity ??= `address:${addressOf(request) || "unknown"}`;
       const category = rateCategory(request.method, path);
-      const decision = limiter.hit(`${category}:${identity}`, limits[category]);
+      const decision = limiters[category].hit(identity, limits[category]);
       headers["x-ratelimit-limit"] = String(decision.limit);
       headers["x-ratelimit-remaining"] = String(decision.remaining);
       headers["x-ratelimit-retry-after"] = String(decision.retryAfterS);

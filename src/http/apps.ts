@@ -27,17 +27,24 @@ import { requireAdmin } from "./admin-auth";
 import { baseApp } from "./app";
 import { apiGate } from "./api-gate";
 import { RateLimiter } from "./rate-limit";
+import { socketAddress } from "./servers";
 import { requireScope } from "./scope";
 
 const health = t.Object({ status: t.Literal("ok") });
 
 /** The main API of one environment (production or sandbox listener). */
 export function mainApi(app: AppContext, environment: Environment) {
-  const gate = apiGate(app, environment);
+  // `api` is bound before any request arrives, so the gate can ask its server for a socket's address.
+  const gate = apiGate(app, environment, (request: Request): string => socketAddress(api, request));
   const scoped = requireScope(gate);
-  return baseApp(app, `api-${environment}`)
-    // Destructured, not passed whole: Elysia builds only the context fields a hook names.
-    .onRequest(({ request, path, set, server }) => gate.admit(request, path, set.headers, server))
+  const api = baseApp(app, `api-${environment}`)
+    // Destructured, not passed whole: Elysia builds only the context fields a hook names (and `server`
+    // would cost every route a getter). A body, not `=> gate.admit(…)`: Elysia takes a hook returning
+    // a call for async and would then await it, and the whole request with it, on every request.
+    .onRequest(function gateRequest({ request, path, set }) {
+      const early = gate.admit(request, path, set.headers);
+      if (early) return early;
+    })
     .get("/health", () => ({ status: "ok" as const }), { response: { 200: health }, detail: { hide: true } })
     // Browsers ask every origin for an icon; the player pages have none, so answer quietly instead of a logged 404.
     .get("/favicon.ico", () => new Response(null, { status: 204 }), { detail: { hide: true } })
@@ -64,6 +71,7 @@ export function mainApi(app: AppContext, environment: Environment) {
     .use(assetRoutes())
     .use(analyticsRoutes(scoped))
     .use(analyticsCollectRoutes(app, environment));
+  return api;
 }
 
 /** The admin API and the web dashboard. */

@@ -15,8 +15,16 @@ const STOP_GRACE_MS = 5000;
 /** What `listen` serves: an Elysia app, or anything with its `fetch`. */
 export interface Served {
   fetch: (request: Request) => Response | Promise<Response>;
-  /** Elysia's handle on its server, which hooks read as `server` (the client address: `server.requestIP`). */
+  /** Elysia's handle on its server, which hooks read as `server` and `socketAddress` asks. */
   server?: Server<any> | null;
+}
+
+/**
+ * The address of the socket a request came in on ("" when `served` is not listening). Asked only by
+ * code that needs it (unauthenticated rate limits, analytics): each ask is a system call.
+ */
+export function socketAddress(served: Served, request: Request): string {
+  return served.server?.requestIP(request)?.address ?? "";
 }
 
 /** Serves an Elysia app with Bun on host:port (0 picks a free port). */
@@ -24,11 +32,7 @@ export function listen(app: Served, host: string, port: number): Listener {
   const server: Server<undefined> = Bun.serve({
     hostname: host,
     port,
-    fetch: (request, server) => {
-      // The socket's address for code that needs the client (analytics); overwrites any sent value.
-      request.headers.set("x-vidhost-client-address", server.requestIP(request)?.address ?? "");
-      return app.fetch(request);
-    },
+    fetch: (request) => app.fetch(request),
     maxRequestBodySize: MAX_BODY,
     // Long enough for slow uploads and webhook-free long polls; Bun's maximum is 255 s.
     idleTimeout: 120,
