@@ -7,7 +7,7 @@ import { ApiError, invalidAttribute, notFound } from "../http/errors";
 import type { UploadRequest } from "../uploads/receive";
 import { receiveThumbnail, type ImageRules } from "../videos/thumbnail";
 import { playerKey } from "./body";
-import { imageSize } from "./image";
+import { imageSize } from "../media/image-size";
 import { findPlayer, getPlayer } from "./service";
 
 /** api.video's limits for a logo: 100 KiB and 200×100 pixels. */

@@ -2,7 +2,7 @@
 // and the player page's logo markup and CSP.
 import { describe, expect, test } from "bun:test";
 import { renderPlayerPage } from "../delivery/player";
-import { imageSize } from "./image";
+import { imageSize } from "../media/image-size";
 import { DEFAULT_SETTINGS, inputProblems, isCssColour, pickSettings, readSettings } from "./theme";
 
 describe("isCssColour", () => {

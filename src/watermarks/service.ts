@@ -7,7 +7,7 @@ import { offsetOf, paginate, type Page } from "../http/pagination";
 import { newId } from "../ids";
 import { MediaError, runFfmpeg } from "../media/ffmpeg";
 import { imageCheckArgs } from "../media/args-image";
-import { imageSize } from "../players/image";
+import { imageSize } from "../media/image-size";
 import type { ReceivedFile, UploadRequest } from "../uploads/receive";
 import { receiveThumbnail, type ImageRules } from "../videos/thumbnail";
 

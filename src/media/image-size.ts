@@ -1,5 +1,5 @@
-// The pixel size of a PNG or JPEG read from its header, so a logo's size is checked without
-// decoding it (a logo is at most 100 KiB, so the whole file is at hand).
+// The pixel size of a PNG or JPEG read from its header, so player logos and watermarks are sized
+// without decoding them (both are small enough to be wholly in memory).
 
 /** Width and height of a PNG (IHDR) or JPEG (first SOFn frame header), or null when unreadable. */
 export function imageSize(bytes: Uint8Array): { width: number; height: number } | null {
