@@ -222,15 +222,16 @@ describe("logo", () => {
 test("another project's or environment's player is 404 everywhere", async () => {
   const mine = await client.playerThemes.create({ name: "Mine" });
   const png = await makeImage("png", "red", "20x10");
+  // Thunks, so each call starts only once its rejection has a handler.
   const calls = [
-    other.playerThemes.get(mine.playerId),
-    other.playerThemes.update(mine.playerId, { name: "Theirs" }),
-    other.playerThemes.uploadLogo(mine.playerId, png, "https://example.com"),
-    other.playerThemes.deleteLogo(mine.playerId),
-    other.playerThemes.delete(mine.playerId),
+    () => other.playerThemes.get(mine.playerId),
+    () => other.playerThemes.update(mine.playerId, { name: "Theirs" }),
+    () => other.playerThemes.uploadLogo(mine.playerId, png, "https://example.com"),
+    () => other.playerThemes.deleteLogo(mine.playerId),
+    () => other.playerThemes.delete(mine.playerId),
   ];
   for (const call of calls) {
-    const error = await fail(call);
+    const error = await fail(call());
     expect(error.code).toBe(404);
     expect(error.problemDetails.name).toBe("playerId");
   }
