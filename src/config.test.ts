@@ -19,6 +19,13 @@ test("bad values are clear errors", () => {
   expect(() => loadConfig(["--nope", "1"], {})).toThrow("unknown flag --nope");
   expect(() => loadConfig([], { VIDHOST_RATE_LIMITS: "sandbox.reads=x" })).toThrow("VIDHOST_RATE_LIMITS");
   expect(loadConfig([], { VIDHOST_RATE_LIMITS: "production.writes=7" }).rateLimits.production.writes).toBe(7);
+  expect(() => loadConfig([], { VIDHOST_TRUSTED_PROXIES: "127.0.0.1, proxy.local" })).toThrow('"proxy.local" is not an IP address');
+});
+
+test("trusted proxies: loopback by default, a list, or none", () => {
+  expect([...loadConfig([], {}).trustedProxies]).toEqual(["127.0.0.1", "::1"]);
+  expect([...loadConfig(["--trusted-proxies", " 10.0.0.2 ,fd00::1"], {}).trustedProxies]).toEqual(["10.0.0.2", "fd00::1"]);
+  expect(loadConfig([], { VIDHOST_TRUSTED_PROXIES: "" }).trustedProxies.size).toBe(0);
 });
 
 test("--help lists every setting", () => {

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { qualityNames, type QualityName } from "./media/ladder";
 
@@ -45,6 +46,7 @@ const SETTINGS = {
   videoRestore: { env: "VIDHOST_VIDEO_RESTORE", flag: "--video-restore", default: "false", help: "true: DELETE /videos/{id} discards (restorable for 90 days via /discarded/videos); false: deletes for good" },
   countryHeader: { env: "VIDHOST_COUNTRY_HEADER", flag: "--country-header", default: "", help: "request header holding the viewer's ISO country code, set by a proxy or CDN (e.g. CF-IPCountry); unset: country unknown" },
   analyticsRateLimit: { env: "VIDHOST_ANALYTICS_RATE_LIMIT", flag: "--analytics-rate-limit", default: "300", help: "player event reports accepted per minute per viewer address" },
+  trustedProxies: { env: "VIDHOST_TRUSTED_PROXIES", flag: "--trusted-proxies", default: "127.0.0.1,::1", help: "comma-separated addresses of reverse proxies whose X-Forwarded-For names the client (rate limits, analytics); empty: trust none" },
 } as const;
 
 type SettingName = keyof typeof SETTINGS;
@@ -113,6 +115,8 @@ export interface Config {
   /** Lowercased header name carrying the viewer's country code; empty: country unknown. */
   countryHeader: string;
   analyticsRateLimit: number;
+  /** Socket addresses whose last X-Forwarded-For hop is taken as the client's address. */
+  trustedProxies: ReadonlySet<string>;
 }
 
 export class ConfigError extends Error {}
@@ -163,6 +167,13 @@ function parseRateLimits(raw: string): RateLimits {
     limits[m[1] as Environment][m[2] as RateCategory] = Number(m[3]);
   }
   return limits;
+}
+
+function parseTrustedProxies(raw: string): ReadonlySet<string> {
+  const addresses = raw.split(",").map((a) => a.trim()).filter(Boolean);
+  const bad = addresses.find((a) => isIP(a) === 0);
+  if (bad !== undefined) throw new ConfigError(`VIDHOST_TRUSTED_PROXIES / --trusted-proxies: "${bad}" is not an IP address`);
+  return new Set(addresses);
 }
 
 function httpUrl(name: SettingName, raw: string): string {
@@ -253,5 +264,6 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
     videoRestore: boolean("videoRestore", raw.videoRestore),
     countryHeader: raw.countryHeader.trim().toLowerCase(),
     analyticsRateLimit: integer("analyticsRateLimit", raw.analyticsRateLimit, 1, 1000000),
+    trustedProxies: parseTrustedProxies(raw.trustedProxies),
   };
 }

@@ -28,7 +28,8 @@ let other: { sandboxKey: string; productionKey: string };
 beforeAll(async () => {
   app = await startTestAppliance({
     clock,
-    env: { VIDHOST_ADMIN_RATE_LIMIT: "1000" },
+    // No trusted proxy: the test client's loopback socket is a client like any other.
+    env: { VIDHOST_ADMIN_RATE_LIMIT: "1000", VIDHOST_TRUSTED_PROXIES: "" },
     tweak: (c) => (c.rateLimits = structuredClone(LIMITS)),
   });
   keys = await app.newProject("Limited");
@@ -138,7 +139,7 @@ describe("who a request counts against", () => {
     }
   });
 
-  test("without a valid credential, the client address: new garbage or a forged X-Forwarded-For buys nothing", async () => {
+  test("without a valid credential, the client address: new garbage or X-Forwarded-For from an untrusted socket buys nothing", async () => {
     nextMinute();
     const statuses: number[] = [];
     const remaining: string[] = [];
@@ -153,6 +154,23 @@ describe("who a request counts against", () => {
     expect(remaining).toEqual(["3", "2", "1", "0", "0"]);
     // A valid key from the same address is counted apart.
     expect((await send("sandbox", "reads", basic(keys.sandboxKey))).status).toBe(200);
+  });
+
+  test("behind a trusted proxy (loopback by default), the hop the proxy added is the address", async () => {
+    const proxied = await startTestAppliance({ clock, env: { VIDHOST_ADMIN_RATE_LIMIT: "1000" }, tweak: (c) => (c.rateLimits = structuredClone(LIMITS)) });
+    try {
+      nextMinute();
+      const from = (hops: string) =>
+        fetch(proxied.urls.sandbox + REQUESTS.reads.path, { headers: { "x-forwarded-for": hops } }).then((r) => r.headers.get("x-ratelimit-remaining"));
+      // What a client writes before the proxy's hop changes nothing: these three are one client.
+      expect([await from("198.51.100.1"), await from("10.9.9.9, 198.51.100.1"), await from("spoof,198.51.100.1")]).toEqual(["3", "2", "1"]);
+      // Another client behind the same proxy has a budget of its own.
+      expect(await from("198.51.100.2")).toBe("3");
+      // The proxy itself, forwarding nothing, is a client too.
+      expect((await fetch(proxied.urls.sandbox + REQUESTS.reads.path)).headers.get("x-ratelimit-remaining")).toBe("3");
+    } finally {
+      await proxied.close();
+    }
   });
 
   test("/auth/* ignores the Authorization header: token requests count against the address", async () => {

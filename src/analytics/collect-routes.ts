@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Environment } from "../config";
 import type { AppContext } from "../context";
 import { streamedBody } from "../http/app";
+import { clientAddress } from "../http/client-address";
 import { ApiError, notFound, payloadTooLarge, tooManyRequests } from "../http/errors";
 import { RateLimiter } from "../http/rate-limit";
 import { errorBody } from "../http/schemas";
@@ -9,14 +10,6 @@ import { parseReport, recordReport, REPORT_MAX_BYTES } from "./collect";
 
 /** Where the player pages post their events, on each environment's listener. */
 export const COLLECT_PATH = "/analytics/events";
-
-/** The viewer's address: the socket's, or the last X-Forwarded-For hop when a local reverse proxy forwarded it. */
-export function clientAddress(request: Request, socketAddress: string): string {
-  const socket = socketAddress.replace(/^::ffff:/, "");
-  const forwarded = request.headers.get("x-forwarded-for");
-  const local = socket === "127.0.0.1" || socket === "::1" || socket === "";
-  return local && forwarded ? (forwarded.split(",").pop() ?? "").trim() : socket;
-}
 
 /** Reads at most REPORT_MAX_BYTES of the body (sendBeacon posts text/plain, so no JSON parser runs first). */
 async function readBounded(request: Request): Promise<string> {
@@ -37,7 +30,7 @@ export function analyticsCollectRoutes(app: AppContext, environment: Environment
   return new Elysia({ normalize: false })
     .use(streamedBody())
     .post(COLLECT_PATH, async ({ request, server }) => {
-      const address = clientAddress(request, server?.requestIP(request)?.address ?? "");
+      const address = clientAddress(request, server?.requestIP(request)?.address ?? "", app.config.trustedProxies);
       const decision = limiter.hit(address, app.config.analyticsRateLimit);
       if (!decision.allowed) throw tooManyRequests(decision.retryAfterS);
       const report = parseReport(await readBounded(request));

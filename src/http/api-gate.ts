@@ -31,7 +31,7 @@ function ignoresAuthorization(path: string): boolean {
  * key its Authorization header resolves to: Basic with the key, or a bearer token, which counts
  * against the key it was minted from. Anything else (no header, a bad or expired credential, a key of
  * the other environment, and /auth/* and /upload, which ignore the header) counts against the client's
- * address. X-Forwarded-For is not trusted: any client can send it.
+ * address, which `addressOf` gives (X-Forwarded-For counts only from a trusted proxy: any client can send it).
  */
 export function apiGate(app: AppContext, environment: Environment, addressOf: (request: Request) => string) {
   // One counter per budget: a request's identity (its key id, most often) is then the map key as is.

@@ -25,6 +25,7 @@ import { discardedVideoRoutes } from "../videos/discarded-routes";
 import { watermarkRoutes } from "../watermarks/routes";
 import { requireAdmin } from "./admin-auth";
 import { baseApp } from "./app";
+import { clientAddress } from "./client-address";
 import { apiGate } from "./api-gate";
 import { RateLimiter } from "./rate-limit";
 import { socketAddress } from "./servers";
@@ -35,7 +36,7 @@ const health = t.Object({ status: t.Literal("ok") });
 /** The main API of one environment (production or sandbox listener). */
 export function mainApi(app: AppContext, environment: Environment) {
   // `api` is bound before any request arrives, so the gate can ask its server for a socket's address.
-  const gate = apiGate(app, environment, (request: Request): string => socketAddress(api, request));
+  const gate = apiGate(app, environment, (request: Request): string => clientAddress(request, socketAddress(api, request), app.config.trustedProxies));
   const scoped = requireScope(gate);
   const api = baseApp(app, `api-${environment}`)
     // Destructured, not passed whole: Elysia builds only the context fields a hook names (and `server`

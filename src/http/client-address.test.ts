@@ -1,0 +1,22 @@
+import { expect, test } from "bun:test";
+import { clientAddress } from "./client-address";
+
+const req = (forwarded?: string) => new Request("http://x/", { headers: forwarded ? { "x-forwarded-for": forwarded } : {} });
+const loopback = new Set(["127.0.0.1", "::1"]);
+
+test("an untrusted socket is the client, whatever X-Forwarded-For says", () => {
+  expect(clientAddress(req("1.2.3.4"), "::ffff:198.51.100.7", loopback)).toBe("198.51.100.7");
+  expect(clientAddress(req("1.2.3.4"), "127.0.0.1", new Set())).toBe("127.0.0.1");
+});
+
+test("behind a trusted proxy, the last hop (the one the proxy added) is the client", () => {
+  expect(clientAddress(req("1.2.3.4, 198.51.100.8"), "127.0.0.1", loopback)).toBe("198.51.100.8");
+  expect(clientAddress(req(" 198.51.100.9 "), "::ffff:10.0.0.2", new Set(["10.0.0.2"]))).toBe("198.51.100.9");
+});
+
+test("a trusted proxy that forwards nothing, or an in-process request, stands for itself", () => {
+  expect(clientAddress(req(), "::1", loopback)).toBe("::1");
+  expect(clientAddress(req(""), "127.0.0.1", loopback)).toBe("127.0.0.1");
+  expect(clientAddress(req("203.0.113.4"), "", new Set())).toBe("203.0.113.4");
+  expect(clientAddress(req(), "", loopback)).toBe("");
+});
