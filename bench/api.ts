@@ -2,7 +2,10 @@
 // Bun.serve answering a JSON object of the same size, each server in its own process, loaded by wrk
 // (64 connections, 2 threads). Not a test: `bun bench/api.ts [seconds]`.
 // Goal: appliance/bare requests per second >= 0.5 and appliance p99 < 10 ms.
+// Each server's CPU time per request (user + system, from /proc) is shown too: unlike throughput, it
+// hardly moves when other work shares the machine.
 import { spawnSync } from "node:child_process";
+import { cpuMs } from "./child";
 
 const CONNECTIONS = 64;
 const THREADS = 2;
@@ -25,6 +28,8 @@ interface WrkResult {
   requests: number;
   non2xx: number;
   socketErrors: string;
+  /** The server's CPU time per answered request, µs. */
+  cpuUs: number;
 }
 
 function ensureWrk(): void {
@@ -65,6 +70,7 @@ function toMs(value: string, unit: string): number {
 }
 
 async function wrk(target: Target, seconds: number): Promise<WrkResult> {
+  const cpuBefore = cpuMs(target.proc.pid) ?? 0;
   const args = ["wrk", `-t${THREADS}`, `-c${CONNECTIONS}`, `-d${seconds}s`, "--latency"];
   if (target.authorization) args.push("-H", `Authorization: ${target.authorization}`);
   args.push(target.url);
@@ -78,13 +84,16 @@ async function wrk(target: Target, seconds: number): Promise<WrkResult> {
   };
   const rps = /^Requests\/sec:\s+([\d.]+)/m.exec(out);
   if (!rps) throw new Error(`no Requests/sec in wrk output:\n${out}`);
+  const requests = Number(/^\s*(\d+) requests in/m.exec(out)?.[1] ?? 0);
+  const cpuUsed = (cpuMs(target.proc.pid) ?? 0) - cpuBefore;
   return {
     rps: Number(rps[1]),
     p50: latency("50"),
     p99: latency("99"),
-    requests: Number(/^\s*(\d+) requests in/m.exec(out)?.[1] ?? 0),
+    requests,
     non2xx: Number(/Non-2xx or 3xx responses:\s*(\d+)/.exec(out)?.[1] ?? 0),
     socketErrors: /Socket errors:.*$/m.exec(out)?.[0] ?? "",
+    cpuUs: requests ? (cpuUsed * 1000) / requests : 0,
   };
 }
 
@@ -113,7 +122,7 @@ try {
   const applianceResult = await wrk(appliance, SECONDS);
 
   const row = (name: string, r: WrkResult) =>
-    `${name.padEnd(10)} ${r.rps.toFixed(0).padStart(9)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms` +
+    `${name.padEnd(10)} ${r.rps.toFixed(0).padStart(9)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   server CPU ${r.cpuUs.toFixed(1).padStart(5)} µs/request` +
     (r.non2xx ? `   ${r.non2xx} non-2xx!` : "") +
     (r.socketErrors ? `   ${r.socketErrors}` : "");
   console.log(row("bare", bareResult));
@@ -121,7 +130,7 @@ try {
   const ratio = applianceResult.rps / bareResult.rps;
   const ratioOk = ratio >= GOAL_RATIO;
   const p99Ok = applianceResult.p99 < GOAL_P99_MS;
-  console.log(`ratio appliance/bare: ${ratio.toFixed(2)}`);
+  console.log(`ratio appliance/bare: ${ratio.toFixed(2)} (server CPU per request ${(applianceResult.cpuUs / bareResult.cpuUs).toFixed(2)}×)`);
   console.log(`goal: ratio >= ${GOAL_RATIO} (${ratioOk ? "met" : "MISSED"}), appliance p99 < ${GOAL_P99_MS} ms at ${CONNECTIONS} connections (${p99Ok ? "met" : "MISSED"})`);
   if (applianceResult.non2xx || bareResult.non2xx) console.log("warning: some answers were not 2xx; the figures above are not comparable");
 } finally {
