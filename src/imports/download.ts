@@ -2,12 +2,14 @@
 // option (Bun honours it, for http and https): the name is resolved once, every address checked,
 // and the socket connects to a checked address, so a DNS answer that changes between check and
 // connect (rebinding) cannot reach an internal address. Redirects are followed by hand, each hop
-// checked again. The body streams to a temp file with a byte cap, a total and an idle timeout.
+// checked again. The body streams to the caller's sink with a byte cap, a total and an idle timeout,
+// continuing an earlier attempt's bytes when the server can say they are still the same (resume.ts).
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { blockedAddress, isAddressLiteral } from "./address";
+import { continuesAt, resumeHeaders, validatorOf, type Resume } from "./resume";
 
 export interface DownloadLimits {
   maxBytes: number;
@@ -25,7 +27,16 @@ export class ImportError extends Error {
   }
 }
 
+/** Where the body starts in the file, and what identifies the file's bytes for a later resume. */
+export interface BodyStart {
+  /** 0, or the resume offset when the server continues the kept bytes. */
+  offset: number;
+  validator: string | null;
+}
+
 export interface Sink {
+  /** Called once, before the first byte: bytes from `offset` on are to be replaced. */
+  begin?(start: BodyStart): void | Promise<void>;
   write(chunk: Uint8Array): Promise<void>;
 }
 
@@ -59,8 +70,8 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
   }) as LookupFunction;
 }
 
-/** One GET; resolves with the response head. `onRequest` receives the request so a timer can destroy it. */
-function get(url: URL, allowPrivate: boolean, track: (r: { destroy(err?: Error): void }) => void): Promise<IncomingMessage> {
+/** One GET; resolves with the response head. `track` receives the request so a timer can destroy it. */
+function get(url: URL, allowPrivate: boolean, resume: Resume | undefined, track: (r: { destroy(err?: Error): void }) => void): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const secure = url.protocol === "https:";
     const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
@@ -69,7 +80,7 @@ function get(url: URL, allowPrivate: boolean, track: (r: { destroy(err?: Error):
       port: url.port || (secure ? 443 : 80),
       path: `${url.pathname}${url.search}`,
       method: "GET",
-      headers: { "user-agent": "Vidhost-import/1", accept: "*/*", "accept-encoding": "identity" },
+      headers: { "user-agent": "Vidhost-import/1", accept: "*/*", "accept-encoding": "identity", ...resumeHeaders(resume) },
       lookup: guardedLookup(allowPrivate),
       agent: false,
       ...(secure && !isAddressLiteral(url.hostname) ? { servername: host } : {}),
@@ -93,10 +104,11 @@ function asImportError(err: unknown): ImportError {
 }
 
 /**
- * Streams `start` (following at most `maxRedirects` checked redirects) into `sink`. Throws an
- * ImportError with a readable reason; when `signal` aborts (shutdown) its reason is thrown instead.
+ * Streams `start` (following at most `maxRedirects` checked redirects) into `sink`, asking only for
+ * what follows `resume.offset` when given. Resolves with the file's whole size. Throws an ImportError
+ * with a readable reason; when `signal` aborts (shutdown) its reason is thrown instead.
  */
-export async function download(start: URL, sink: Sink, limits: DownloadLimits, signal: AbortSignal): Promise<{ bytes: number }> {
+export async function download(start: URL, sink: Sink, limits: DownloadLimits, signal: AbortSignal, resume?: Resume): Promise<{ bytes: number }> {
   const stop = new AbortController();
   let current: { destroy(err?: Error): void }[] = [];
   const abort = (reason: unknown) => {
@@ -120,8 +132,15 @@ export async function download(start: URL, sink: Sink, limits: DownloadLimits, s
       if (problem) throw new ImportError(hop ? `A redirect was refused: ${problem}` : problem, false);
       touch();
       current = [];
-      const res = await get(url, limits.allowPrivate, (r) => current.push(r));
+      const res = await get(url, limits.allowPrivate, resume, (r) => current.push(r));
       const status = res.statusCode ?? 0;
+      if (resume && (status === 416 || (status === 206 && !continuesAt(res.headers["content-range"], resume.offset)))) {
+        // Not the continuation asked for: ask the same URL for the whole file.
+        res.destroy();
+        resume = undefined;
+        hop--;
+        continue;
+      }
       if (redirect(status) && res.headers.location) {
         res.destroy();
         if (hop >= limits.maxRedirects) throw new ImportError(`The URL redirected more than ${limits.maxRedirects} times.`, false);
@@ -132,13 +151,15 @@ export async function download(start: URL, sink: Sink, limits: DownloadLimits, s
         res.destroy();
         throw new ImportError(`The source URL answered HTTP ${status}.`, status >= 500 || status === 408 || status === 429);
       }
+      const offset = status === 206 && resume ? resume.offset : 0;
       const declared = Number(res.headers["content-length"]);
       const tooBig = () => new ImportError(`The file is larger than the ${size(limits.maxBytes)} a video's source may be.`, false);
-      if (Number.isFinite(declared) && declared > limits.maxBytes) {
+      if (Number.isFinite(declared) && offset + declared > limits.maxBytes) {
         res.destroy();
         throw tooBig();
       }
-      let bytes = 0;
+      await sink.begin?.({ offset, validator: validatorOf(res.headers) });
+      let bytes = offset;
       for await (const chunk of res as AsyncIterable<Uint8Array>) {
         touch();
         bytes += chunk.byteLength;
@@ -149,7 +170,7 @@ export async function download(start: URL, sink: Sink, limits: DownloadLimits, s
         await sink.write(chunk);
       }
       if (stop.signal.aborted) throw stop.signal.reason;
-      if (Number.isFinite(declared) && bytes !== declared) throw new ImportError(`The download ended after ${bytes} of ${declared} bytes.`, true);
+      if (Number.isFinite(declared) && bytes - offset !== declared) throw new ImportError(`The download ended after ${bytes} of ${offset + declared} bytes.`, true);
       if (!bytes) throw new ImportError("The source URL answered with an empty body.", false);
       return { bytes };
     }

@@ -1,5 +1,6 @@
-// The import job: fetch the source (download a URL or copy another video's file) into a temp file,
-// check it is a video, then hand it to the same step a finished upload uses, which stores it and
+// The import job: fetch the source (download a URL into the video's import folder, where an
+// interrupted download is continued by the next attempt, or copy another video's file into a temp
+// file), check it is a video, then hand it to the same step a finished upload uses, which stores it and
 // queues the encode. Failures end in a failed video with a reason in /status, like a bad upload.
 import { and, eq } from "drizzle-orm";
 import type { AppContext, ScopeCtx } from "../context";
@@ -8,11 +9,12 @@ import { failEncoding, planRenditions } from "../encoding/renditions";
 import type { JobHandler } from "../jobs/queue";
 import { MediaError, probe } from "../media/ffmpeg";
 import { ladderFor } from "../media/ladder";
-import type { TempFile } from "../media/storage";
+import type { ExclusiveFile, StorageKey, TempFile } from "../media/storage";
 import { sourceArrived } from "../uploads/service";
 import type { VideoRow } from "../videos/body";
 import { IMPORT_JOB, videoKey } from "../videos/service";
 import { download, ImportError, type DownloadLimits } from "./download";
+import type { Resume } from "./resume";
 import { isCopy } from "./service";
 
 /** Redirects followed per download, each one checked like the first URL. */
@@ -37,33 +39,86 @@ async function copySource(app: AppContext, row: VideoRow, from: string, temp: Te
   for await (const chunk of blob.stream()) await temp.write(chunk);
 }
 
-/** Ends the video as failed, with `reason` shown as the status's failureReason. */
-function failImport(app: AppContext, videoId: string, reason: string): void {
+/** Ends the video as failed, with `reason` shown as the status's failureReason; what a download kept goes. */
+async function failImport(app: AppContext, videoId: string, reason: string): Promise<void> {
   const row = app.db.select().from(videos).where(eq(videos.id, videoId)).get();
   if (!row) return;
   // Nothing was probed: one 240p rendition stands for the output that will never come (as for a bad upload).
   planRenditions(app, row, ladderFor({ width: 426, height: 240 }));
   failEncoding(app, videoId, reason);
+  await app.storage.delete(videoKey(row, "import"));
+}
+
+/** Where a URL download keeps its bytes between attempts (a restart included), and what they were fetched under. */
+const partialKey = (row: VideoRow) => videoKey(row, "import", "partial");
+const resumeKey = (row: VideoRow) => videoKey(row, "import", "resume.json");
+
+/** What an earlier attempt at this URL kept, if it can be continued. */
+async function keptBytes(app: AppContext, row: VideoRow, from: string): Promise<Resume | undefined> {
+  const offset = app.storage.size(partialKey(row)) ?? 0;
+  const saved = offset ? await app.storage.get(resumeKey(row))?.text() : undefined;
+  if (!saved) return undefined;
+  try {
+    const { url, validator } = JSON.parse(saved) as { url?: unknown; validator?: unknown };
+    return url === from && typeof validator === "string" && validator ? { offset, validator } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Downloads `from` into the video's partial file, continuing an earlier attempt's bytes when the
+ * server confirms they are unchanged. The file is held (and a stale attempt stopped) throughout.
+ */
+async function downloadSource(app: AppContext, row: VideoRow, from: string, file: ExclusiveFile, signal: AbortSignal): Promise<number> {
+  let position = 0;
+  const { bytes } = await download(new URL(from), {
+    async begin({ offset, validator }) {
+      file.truncate(offset);
+      position = offset;
+      await app.storage.put(resumeKey(row), JSON.stringify({ url: from, validator }));
+    },
+    async write(chunk) {
+      file.write(chunk, position);
+      position += chunk.byteLength;
+    },
+  }, limits(app), signal, await keptBytes(app, row, from));
+  return bytes;
+}
+
+/** Probes the fetched file and hands it over like a finished upload; false when the video moved on meanwhile. */
+async function handOver(app: AppContext, row: VideoRow, from: string, path: string, file: { commitSync(key: StorageKey): void }, size: number, signal: AbortSignal): Promise<boolean> {
+  if ("missing" in app.media) throw new MediaError(app.media.missing);
+  try {
+    await probe(app.media, path, signal);
+  } catch (err) {
+    if (err instanceof MediaError && !signal.aborted) throw new MediaError(isCopy(from) ? err.reason : `The downloaded file is not a usable video: ${err.reason}`);
+    throw err;
+  }
+  const scope: ScopeCtx = { ...app, projectId: row.projectId, environment: row.environment, apiKeyId: "" };
+  // Only the first attempt to finish moves its file in; a video deleted meanwhile takes none.
+  return sourceArrived(scope, row.id, file, size, null, (fresh) => fresh.ingestStatus === "ingesting", "ingested");
 }
 
 /** Fetches, checks and hands over one import; throws ImportError or MediaError with a readable reason. */
 async function fetchSource(app: AppContext, row: VideoRow, signal: AbortSignal): Promise<boolean> {
   const from = row.importFrom ?? "";
+  if (!isCopy(from)) {
+    const file = app.storage.openExclusive(partialKey(row), true)!;
+    try {
+      const size = await downloadSource(app, row, from, file, signal);
+      const placed = await handOver(app, row, from, app.storage.localPath(partialKey(row)), file, size, signal);
+      if (placed) await app.storage.delete(videoKey(row, "import"));
+      return placed;
+    } finally {
+      file.close();
+    }
+  }
   const temp = app.storage.tempFile();
   try {
-    if (isCopy(from)) await copySource(app, row, from, temp);
-    else await download(new URL(from), temp, limits(app), signal);
+    await copySource(app, row, from, temp);
     await temp.end();
-    if ("missing" in app.media) throw new MediaError(app.media.missing);
-    try {
-      await probe(app.media, temp.localPath, signal);
-    } catch (err) {
-      if (err instanceof MediaError && !signal.aborted) throw new MediaError(isCopy(from) ? err.reason : `The downloaded file is not a usable video: ${err.reason}`);
-      throw err;
-    }
-    const scope: ScopeCtx = { ...app, projectId: row.projectId, environment: row.environment, apiKeyId: "" };
-    // Only the first attempt to finish moves its file in; a video deleted meanwhile takes none.
-    const placed = sourceArrived(scope, row.id, temp, temp.size, null, (fresh) => fresh.ingestStatus === "ingesting", "ingested");
+    const placed = await handOver(app, row, from, temp.localPath, temp, temp.size, signal);
     if (!placed) await temp.abort();
     return placed;
   } catch (err) {
@@ -79,7 +134,9 @@ export function importHandler(app: AppContext): JobHandler<{ videoId: string }> 
     concurrency: 2,
     leaseMs: 60_000,
     giveUp({ videoId }) {
-      failImport(app, videoId, "The import stopped before finishing on every attempt (the server was restarting or ran out of resources).");
+      // The queue's giveUp is synchronous; the failure is recorded at once, the kept bytes go after.
+      failImport(app, videoId, "The import stopped before finishing on every attempt (the server was restarting or ran out of resources).")
+        .catch((err) => app.log.warn("removing an abandoned import's bytes failed", { videoId, error: String(err) }));
     },
     async run({ videoId }, run) {
       const row = app.db.select().from(videos).where(eq(videos.id, videoId)).get();
@@ -96,7 +153,7 @@ export function importHandler(app: AppContext): JobHandler<{ videoId: string }> 
         if (retryable && run.attempt < run.maxAttempts) {
           return { status: "retry", delayMs: app.config.importRetryDelayMs * 2 ** (run.attempt - 1), error: reason };
         }
-        failImport(app, videoId, reason);
+        await failImport(app, videoId, reason);
         return { status: "failure", error: reason };
       }
     },

@@ -3,7 +3,9 @@
 // in a failed video with a reason; uploads to imported or copied videos get §2.4's errors.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync, statSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import ApiVideoClient from "@api.video/nodejs-client";
 import { makeClip, makeNotAVideo } from "../fixtures/media";
 import { startTestAppliance, tempDir, waitFor, type TestAppliance } from "../helpers";
@@ -22,6 +24,34 @@ const hits = new Map<string, number>();
 let server: ReturnType<typeof Bun.serve>;
 let hold: { release: () => void; arrived: () => void } | null = null;
 let remaining = 0; // 64 KiB chunks /big-stream.bin still sends
+/** What each request for a resumable path asked for and got: its Range and If-Range, the status and the bytes sent. */
+const ranged: { path: string; range: string | null; ifRange: string | null; status: number; sent: number }[] = [];
+let rangedHold: { promise: Promise<void>; release: () => void } | null = null;
+let rangeServer: Server; // node:http, which can drop a connection mid-body
+
+/**
+ * Answers as a server with range support does: a Range under a matching If-Range gets a 206 with
+ * the rest of the clip, anything else the whole clip. The first answer for a path is cut off after
+ * half the clip (the socket is destroyed, once `held` settles when given), so the job's next attempt
+ * has something to continue. The clip's ETag is `etags[0]` until that cut, `etags[1]` after it.
+ */
+function rangedAnswer(req: IncomingMessage, res: ServerResponse, etags: [string, string], held?: Promise<void>): void {
+  const path = req.url ?? "";
+  const cut = !ranged.some((r) => r.path === path);
+  const etag = cut ? etags[0] : etags[1];
+  const [range, ifRange] = [req.headers.range ?? null, (req.headers["if-range"] as string | undefined) ?? null];
+  const m = /^bytes=(\d+)-$/.exec(range ?? "");
+  const first = m && ifRange === etag ? Number(m[1]) : 0;
+  const rest = clip.subarray(first);
+  const sent = cut ? rest.length >> 1 : rest.length;
+  ranged.push({ path, range, ifRange, status: first ? 206 : 200, sent });
+  res.writeHead(first ? 206 : 200, {
+    etag, "accept-ranges": "bytes", "content-length": String(rest.length),
+    ...(first ? { "content-range": `bytes ${first}-${clip.length - 1}/${clip.length}` } : {}),
+  });
+  if (!cut) return void res.end(rest);
+  res.write(rest.subarray(0, sent), () => void (held ?? Promise.resolve()).then(() => res.destroy()));
+}
 
 const count = (path: string) => {
   const n = (hits.get(path) ?? 0) + 1;
@@ -77,6 +107,13 @@ beforeAll(async () => {
       }
     },
   });
+  rangeServer = createServer((req, res) => {
+    if (req.url === "/resumable.mp4") rangedAnswer(req, res, ['"v1"', '"v1"']); // continued where the client stopped
+    else if (req.url === "/changing.mp4") rangedAnswer(req, res, ['"v1"', '"v2"']); // changes after the cut: no continuation
+    else if (req.url === "/held-ranged.mp4") rangedAnswer(req, res, ['"v1"', '"v1"'], rangedHold?.promise); // cut by a restart
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => rangeServer.listen(0, "127.0.0.1", resolve));
   app = await startTestAppliance({
     env: { ...UNLIMITED, VIDHOST_IMPORT_ALLOW_PRIVATE: "true" },
     tweak: (c) => Object.assign(c, { importMaxBytes: CAP, importRetryDelayMs: 20 }),
@@ -88,9 +125,11 @@ afterAll(async () => {
   await app?.close();
   await strict?.close();
   server?.stop(true);
+  rangeServer?.close();
 });
 
 const url = (path: string) => `http://127.0.0.1:${server.port}${path}`;
+const rangedUrl = (path: string) => `http://127.0.0.1:${(rangeServer.address() as AddressInfo).port}${path}`;
 const fail = (promise: Promise<unknown>) => promise.then(() => { throw new Error("expected the call to fail"); }, (e) => e);
 
 /** Waits until the video's encode failed (every quality failed, with a reason). */
@@ -177,6 +216,69 @@ describe("URL import", () => {
     } finally {
       hold?.release();
       hold = null;
+      if (first) await first.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("an interrupted download continues where it stopped", () => {
+  const sourceOf = (videoId: string) => Bun.file(`${app.dataDir}/media/${app.projectId}/sandbox/videos/${videoId}/source`);
+
+  test("the retry asks for the rest under the file's ETag; each byte is fetched once and the source is whole", async () => {
+    const v = await client.videos.create({ title: "resumed", source: rangedUrl("/resumable.mp4") });
+    await waitEncoded(app, app.sandboxKey, v.videoId, "sandbox");
+    const requests = ranged.filter((r) => r.path === "/resumable.mp4");
+    expect(requests).toHaveLength(2);
+    expect(requests[0]).toMatchObject({ range: null, ifRange: null, status: 200 });
+    const offset = Number(/^bytes=(\d+)-$/.exec(requests[1].range ?? "")?.[1]);
+    expect(offset).toBeGreaterThan(0);
+    expect(requests[1]).toMatchObject({ ifRange: '"v1"', status: 206, sent: clip.length - offset });
+    expect(new Uint8Array(await sourceOf(v.videoId).arrayBuffer())).toEqual(clip);
+    expect((await client.videos.getStatus(v.videoId)).ingest?.filesize).toBe(clip.length);
+  });
+
+  test("a file that changed meanwhile is fetched whole again, not stitched", async () => {
+    const v = await client.videos.create({ title: "changed", source: rangedUrl("/changing.mp4") });
+    await waitEncoded(app, app.sandboxKey, v.videoId, "sandbox");
+    const requests = ranged.filter((r) => r.path === "/changing.mp4");
+    expect(requests).toHaveLength(2);
+    expect(requests[1].ifRange).toBe('"v1"');
+    expect(requests[1]).toMatchObject({ status: 200, sent: clip.length });
+    expect(new Uint8Array(await sourceOf(v.videoId).arrayBuffer())).toEqual(clip);
+  });
+
+  test("across a restart: the bytes kept in the video's folder are continued by the next process", async () => {
+    const dataDir = tempDir();
+    const env = { ...UNLIMITED, VIDHOST_IMPORT_ALLOW_PRIVATE: "true" };
+    let release!: () => void;
+    rangedHold = { promise: new Promise<void>((r) => (release = r)), release: () => release() };
+    let first: TestAppliance | null = await startTestAppliance({ dataDir, env });
+    try {
+      const res = await first.api(first.sandboxKey, "POST", "/videos", { title: "held", source: rangedUrl("/held-ranged.mp4") });
+      const { videoId } = (await res.json()) as { videoId: string };
+      const [key, projectId] = [first.sandboxKey, first.projectId];
+      const partial = `${dataDir}/media/${projectId}/sandbox/videos/${videoId}/import/partial`;
+      await waitFor("half the clip kept", () => (existsSync(partial) && statSync(partial).size >= clip.length >> 1) || null);
+      await first.stop();
+      first = null;
+      rangedHold.release();
+      const second = await startTestAppliance({ dataDir, env });
+      try {
+        await waitEncoded(second, key, videoId, "sandbox");
+        const requests = ranged.filter((r) => r.path === "/held-ranged.mp4");
+        expect(requests).toHaveLength(2);
+        expect(requests[1]).toMatchObject({ range: `bytes=${clip.length >> 1}-`, ifRange: '"v1"', status: 206 });
+        const source = Bun.file(`${dataDir}/media/${projectId}/sandbox/videos/${videoId}/source`);
+        expect(new Uint8Array(await source.arrayBuffer())).toEqual(clip);
+        // The kept bytes and their validator went with the hand-over.
+        expect(await Bun.file(`${dataDir}/media/${projectId}/sandbox/videos/${videoId}/import/resume.json`).exists()).toBe(false);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rangedHold?.release();
+      rangedHold = null;
       if (first) await first.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
