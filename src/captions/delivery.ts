@@ -5,16 +5,16 @@ import { settle, type Access } from "../private/access";
 import { withSession } from "../private/playlist";
 import type { Environment } from "../config";
 import type { AppContext } from "../context";
-import { captions, chapters, renditions } from "../db/schema";
+import { renditions } from "../db/schema";
 import { SANDBOX_LIMIT_S } from "../encoding/sandbox";
 import { notFound } from "../http/errors";
 import type { ProbeResult } from "../media/probe-parse";
 import type { VideoRow } from "../videos/body";
 import { videoKey } from "../videos/service";
-import { chapterKey } from "../chapters/service";
 import { nativeName } from "./languages";
 import { firstPts } from "./mpegts";
-import { captionKey, videoCaptions } from "./service";
+import { videoCaptions } from "./service";
+import { trackBlob } from "./tracks";
 import { withTimestampMap } from "./vtt";
 import { deliverable } from "../delivery/deliverable";
 
@@ -68,8 +68,7 @@ async function segmentStartPts(app: AppContext, row: VideoRow): Promise<number |
 export async function captionFile(app: AppContext, environment: Environment, videoId: string, file: string, access: Access): Promise<Response> {
   const { row, pass } = deliverable(app, environment, videoId, access);
   const m = FILE.exec(file);
-  const caption = m && app.db.select().from(captions).where(and(eq(captions.videoId, videoId), eq(captions.language, m[1]))).get();
-  const blob = caption ? app.storage.get(captionKey(row, caption.language)) : null;
+  const blob = m && trackBlob(app, "captions", row, m[1]);
   if (!m || !blob) throw notFound("file");
   // A token spent on the subtitle playlist opens a session, so the WebVTT file it names works too.
   const session = settle(app, pass, m[2] === "m3u8");
@@ -100,8 +99,7 @@ export async function captionFile(app: AppContext, environment: Environment, vid
 export function chapterFile(app: AppContext, environment: Environment, videoId: string, file: string, access: Access): Response {
   const { row, pass } = deliverable(app, environment, videoId, access);
   const m = /^([A-Za-z0-9-]+)\.vtt$/.exec(file);
-  const chapter = m && app.db.select().from(chapters).where(and(eq(chapters.videoId, videoId), eq(chapters.language, m[1]))).get();
-  const blob = chapter ? app.storage.get(chapterKey(row, chapter.language)) : null;
+  const blob = m && trackBlob(app, "chapters", row, m[1]);
   if (!blob) throw notFound("file");
   settle(app, pass, false);
   return new Response(blob, { headers: { ...CORS, "content-type": VTT, "cache-control": CACHE } });

@@ -3,6 +3,7 @@ import { streamedBody } from "../http/app";
 import { pageQuery, paginationSchema, parsePage } from "../http/pagination";
 import { apiErrors } from "../http/schemas";
 import type { ScopePlugin } from "../http/scope";
+import { wholeFileUpload } from "../uploads/receive";
 import { deleteCaption, getCaption, listCaptions, updateCaption, uploadCaption } from "./service";
 
 export const captionSchema = t.Object({
@@ -27,9 +28,7 @@ export function captionRoutes(scoped: ScopePlugin) {
       response: { 200: t.Object({ data: t.Array(captionSchema), pagination: paginationSchema }), ...apiErrors },
       detail: { summary: "List a video's captions", tags: ["Captions"] },
     })
-    .post("/:videoId/captions/:language", ({ scope, params, request }) => uploadCaption(scope, params.videoId, params.language, {
-      contentType: request.headers.get("content-type"), contentRange: null, body: request.body,
-    }), {
+    .post("/:videoId/captions/:language", ({ scope, params, request }) => uploadCaption(scope, params.videoId, params.language, wholeFileUpload(request)), {
       parse: "stream", params, response: { 200: captionSchema, ...apiErrors },
       detail: { summary: "Upload a WebVTT caption file (multipart, any field name) for a language", tags: ["Captions"] },
     })

@@ -1,21 +1,17 @@
-import { and, asc, count, eq, ne } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import { atom } from "../clock";
 import type { AppContext, ScopeCtx } from "../context";
 import { captions } from "../db/schema";
-import { notFound } from "../http/errors";
-import { offsetOf, paginate, type Page } from "../http/pagination";
-import { receiveFile, type UploadRequest } from "../uploads/receive";
+import type { Page } from "../http/pagination";
+import type { UploadRequest } from "../uploads/receive";
 import { vodAssetUrl, type VideoRow } from "../videos/body";
-import { findVideo, videoKey } from "../videos/service";
-import { captionLanguage, nativeName } from "./languages";
+import { nativeName } from "./languages";
+import { deleteTrack, findTrack, listTracks, trackKey, trackRow, uploadTrack } from "./tracks";
 
 export type CaptionRow = typeof captions.$inferSelect;
 
-/** Caption files are text: 16 MiB is hours of dense subtitles. */
-export const MAX_VTT_BYTES = 16 * 1024 * 1024;
-
 /** Where a caption file lives (one per video and language). */
-export const captionKey = (row: Pick<VideoRow, "projectId" | "environment" | "id">, tag: string) => videoKey(row, "captions", `${tag}.vtt`);
+export const captionKey = (row: Pick<VideoRow, "projectId" | "environment" | "id">, tag: string) => trackKey(row, "captions", tag);
 
 /**
  * The api.video caption object; `generated` (Vidhost's addition) marks tracks made from speech. A
@@ -32,42 +28,24 @@ export function captionBody(app: Pick<AppContext, "urls" | "db" | "clock" | "con
   };
 }
 
-function findCaption(ctx: ScopeCtx, video: VideoRow, tag: string): CaptionRow {
-  const row = ctx.db.select().from(captions).where(and(eq(captions.videoId, video.id), eq(captions.language, tag))).get();
-  if (!row) throw notFound("language");
-  return row;
-}
-
 /** POST /videos/{id}/captions/{language}: stores the uploaded WebVTT file (any field name), replacing one in that language. */
 export async function uploadCaption(ctx: ScopeCtx, videoId: string, language: string, request: UploadRequest) {
-  const video = findVideo(ctx, videoId);
-  const { tag } = captionLanguage(language);
-  const file = await receiveFile(ctx, request, MAX_VTT_BYTES);
-  const now = atom(ctx.clock.now());
-  try {
-    // File and row change together: the file is renamed into place inside the transaction.
-    ctx.db.transaction((tx) => {
-      file.temp.commitSync(captionKey(video, tag));
-      tx.insert(captions).values({ videoId, language: tag, createdAt: now, updatedAt: now })
-        .onConflictDoUpdate({ target: [captions.videoId, captions.language], set: { generated: false, updatedAt: now } }).run();
-    });
-  } catch (err) {
-    await file.temp.abort();
-    throw err;
-  }
-  return captionBody(ctx, video, findCaption(ctx, video, tag));
+  const { video, row } = await uploadTrack(ctx, "captions", videoId, language, request, (tx, tag, now) => {
+    tx.insert(captions).values({ videoId, language: tag, createdAt: now, updatedAt: now })
+      .onConflictDoUpdate({ target: [captions.videoId, captions.language], set: { generated: false, updatedAt: now } }).run();
+  });
+  return captionBody(ctx, video, row);
 }
 
 /** GET /videos/{id}/captions/{language}. */
 export function getCaption(ctx: ScopeCtx, videoId: string, language: string) {
-  const video = findVideo(ctx, videoId);
-  return captionBody(ctx, video, findCaption(ctx, video, captionLanguage(language).tag));
+  const { video, row } = findTrack(ctx, "captions", videoId, language);
+  return captionBody(ctx, video, row);
 }
 
 /** PATCH /videos/{id}/captions/{language} `{default}`: true makes it the video's only default caption. */
 export function updateCaption(ctx: ScopeCtx, videoId: string, language: string, input: { default?: boolean }) {
-  const video = findVideo(ctx, videoId);
-  const caption = findCaption(ctx, video, captionLanguage(language).tag);
+  const { video, row: caption } = findTrack(ctx, "captions", videoId, language);
   if (input.default !== undefined) {
     const now = atom(ctx.clock.now());
     ctx.db.transaction((tx) => {
@@ -79,25 +57,17 @@ export function updateCaption(ctx: ScopeCtx, videoId: string, language: string, 
         .where(and(eq(captions.videoId, videoId), eq(captions.language, caption.language))).run();
     });
   }
-  return captionBody(ctx, video, findCaption(ctx, video, caption.language));
+  return captionBody(ctx, video, trackRow(ctx.db, "captions", video.id, caption.language)!);
 }
 
 /** DELETE /videos/{id}/captions/{language}: removes the track and its file. */
-export async function deleteCaption(ctx: ScopeCtx, videoId: string, language: string): Promise<void> {
-  const video = findVideo(ctx, videoId);
-  const caption = findCaption(ctx, video, captionLanguage(language).tag);
-  ctx.db.delete(captions).where(and(eq(captions.videoId, videoId), eq(captions.language, caption.language))).run();
-  await ctx.storage.delete(captionKey(video, caption.language));
+export function deleteCaption(ctx: ScopeCtx, videoId: string, language: string): Promise<void> {
+  return deleteTrack(ctx, "captions", videoId, language);
 }
 
 /** GET /videos/{id}/captions: paginated, oldest first. */
 export function listCaptions(ctx: ScopeCtx, videoId: string, input: { url: string; page: Page }) {
-  const video = findVideo(ctx, videoId);
-  const where = eq(captions.videoId, videoId);
-  const total = ctx.db.select({ n: count() }).from(captions).where(where).get()!.n;
-  const rows = ctx.db.select().from(captions).where(where).orderBy(asc(captions.createdAt), asc(captions.language))
-    .limit(input.page.pageSize).offset(offsetOf(input.page)).all();
-  return paginate(input.url, input.page, total, rows.map((r) => captionBody(ctx, video, r)));
+  return listTracks(ctx, "captions", videoId, input, (video, row) => captionBody(ctx, video, row));
 }
 
 /** Every caption of a video, default first then by language (delivery: master playlist, player). */
@@ -111,7 +81,7 @@ export function videoCaptions(app: AppContext, videoId: string): CaptionRow[] {
  * kept: then nothing is written and false is returned.
  */
 export async function saveGeneratedCaption(app: AppContext, video: VideoRow, tag: string, vtt: string): Promise<boolean> {
-  const existing = app.db.select().from(captions).where(and(eq(captions.videoId, video.id), eq(captions.language, tag))).get();
+  const existing = trackRow(app.db, "captions", video.id, tag);
   if (existing && !existing.generated) return false;
   const temp = app.storage.tempFile();
   await temp.write(new TextEncoder().encode(vtt));
@@ -119,7 +89,7 @@ export async function saveGeneratedCaption(app: AppContext, video: VideoRow, tag
   const now = atom(app.clock.now());
   try {
     app.db.transaction((tx) => {
-      const again = tx.select().from(captions).where(and(eq(captions.videoId, video.id), eq(captions.language, tag))).get();
+      const again = trackRow(tx, "captions", video.id, tag);
       if (again && !again.generated) throw new KeptUpload();
       temp.commitSync(captionKey(video, tag));
       tx.insert(captions).values({ videoId: video.id, language: tag, generated: true, createdAt: now, updatedAt: now })

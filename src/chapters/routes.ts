@@ -3,6 +3,7 @@ import { streamedBody } from "../http/app";
 import { pageQuery, paginationSchema, parsePage } from "../http/pagination";
 import { apiErrors } from "../http/schemas";
 import type { ScopePlugin } from "../http/scope";
+import { wholeFileUpload } from "../uploads/receive";
 import { deleteChapters, getChapters, listChapters, uploadChapters } from "./service";
 
 const chapterSchema = t.Object({ uri: t.String(), src: t.String(), language: t.String() });
@@ -19,9 +20,7 @@ export function chapterRoutes(scoped: ScopePlugin) {
       response: { 200: t.Object({ data: t.Array(chapterSchema), pagination: paginationSchema }), ...apiErrors },
       detail: { summary: "List a video's chapter files", tags: ["Chapters"] },
     })
-    .post("/:videoId/chapters/:language", ({ scope, params, request }) => uploadChapters(scope, params.videoId, params.language, {
-      contentType: request.headers.get("content-type"), contentRange: null, body: request.body,
-    }), {
+    .post("/:videoId/chapters/:language", ({ scope, params, request }) => uploadChapters(scope, params.videoId, params.language, wholeFileUpload(request)), {
       parse: "stream", params, response: { 200: chapterSchema, ...apiErrors },
       detail: { summary: "Upload a WebVTT chapter file (multipart, any field name) for a language", tags: ["Chapters"] },
     })

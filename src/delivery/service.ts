@@ -1,19 +1,16 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Environment } from "../config";
 import type { AppContext } from "../context";
-import { COLLECT_PATH } from "../analytics/collect-routes";
 import { renditions } from "../db/schema";
 import { notFound } from "../http/errors";
 import { subtitleRenditions } from "../captions/delivery";
 import { playerChapters } from "../chapters/service";
 import { vodBase } from "../videos/body";
 import { videoKey } from "../videos/service";
-import { HLS_JS_PATH } from "./hls-asset";
-import { renderPlayerPage } from "./player";
 import { recordVideoDelivery } from "../usage/record";
-import { pageTheme } from "../players/service";
-import { settle, type Access } from "../private/access";
+import { settle, tokenSession, type Access } from "../private/access";
 import { deliverable } from "./deliverable";
+import { playerPageResponse } from "./player-page";
 import { withSession } from "../private/playlist";
 
 const SEGMENT_CACHE = "public, max-age=31536000, immutable";
@@ -132,32 +129,22 @@ export async function thumbnailFile(app: AppContext, environment: Environment, v
   return new Response(blob, { headers: { ...CORS, "content-type": type, "cache-control": "public, max-age=60" } });
 }
 
-/**
- * The embeddable player page for a video. A private video's page (`?token=`) spends the token and
- * hands its own fetches (manifest, possibly several times, and poster) one `avh` session.
- */
+/** The embeddable player page for a video, listing its chapters (see playerPageResponse). */
 export async function playerPage(app: AppContext, environment: Environment, videoId: string, access: Access): Promise<Response> {
   const { row, pass } = deliverable(app, environment, videoId, access);
   const chapters = await playerChapters(app, row);
   const base = vodBase(app, environment, videoId);
-  const session = settle(app, pass, true);
-  const signed = (url: string) => (session ? `${url}?avh=${session}` : url);
-  const html = renderPlayerPage({
+  return playerPageResponse(app, environment, pass, {
+    owner: row,
     title: row.title,
-    hlsUrl: signed(`${base}/hls/manifest.m3u8`),
-    posterUrl: row.hasThumbnail ? signed(`${base}/thumbnail.jpg`) : null,
-    hlsJsUrl: `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}${HLS_JS_PATH}`,
+    hlsUrl: `${base}/hls/manifest.m3u8`,
+    posterUrl: row.hasThumbnail ? `${base}/thumbnail.jpg` : null,
     live: false,
     chapters: chapters?.chapters,
-    ...pageTheme(app, row),
-    analytics: { url: `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}${COLLECT_PATH}`, mediaId: row.id },
   });
-  return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": session ? "private, no-store" : "no-cache" } });
 }
 
 /** GET /vod/{id}/token/{token}/session: spends the token for a 24-hour `avh` session. */
 export function privateSession(app: AppContext, environment: Environment, videoId: string, access: Access) {
-  const { pass } = deliverable(app, environment, videoId, access);
-  if (!pass.private || !access.token) throw notFound("videoId");
-  return { session_token: settle(app, pass, !access.head) ?? "" };
+  return tokenSession(app, deliverable(app, environment, videoId, access).pass, access);
 }

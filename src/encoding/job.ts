@@ -9,12 +9,12 @@ import { MediaError } from "../media/media-error";
 import type { ProbeResult } from "../media/probe-parse";
 import type { StorageKey } from "../media/storage";
 import type { MediaTools } from "../media/tools";
-import { randomBase62 } from "../ids";
 import type { JobHandler, JobRun } from "../jobs/queue";
 import type { VideoRow } from "../videos/body";
 import { ENCODE_JOB, videoKey } from "../videos/service";
 import { renderThumbnail } from "../videos/thumbnail";
 import { videoWatermarkKey, watermarkOf } from "../videos/creation-extras";
+import { attempt, errorMessage, publishStaged, videoJobHandler } from "./attempt";
 import { clipOf, resolveClip } from "./clip";
 import { failEncoding, markEncoded, planRenditions, setStatus, type RenditionRow } from "./renditions";
 import { SANDBOX_LIMIT_S, sandboxWatermark } from "./sandbox";
@@ -40,15 +40,8 @@ interface Encode {
 const hlsDir = (e: Encode) => e.app.storage.localDir(videoKey(e.row, "hls"));
 const stagedHlsDir = (e: Encode) => e.app.storage.localDir([...e.stage, "hls"]);
 
-/**
- * Moves finished outputs from the attempt's folder into place. ffmpeg never writes where players
- * read or where another attempt writes, so a stray writer (an encoder left by a crashed process)
- * can only ever touch its own abandoned attempt folder.
- */
-async function publish(e: Encode, from: string[], to: string[]): Promise<void> {
-  await e.app.storage.delete(videoKey(e.row, ...to));
-  await e.app.storage.move([...e.stage, ...from], videoKey(e.row, ...to));
-}
+/** Moves finished outputs from the attempt's folder into place (see publishStaged). */
+const publish = (e: Encode, from: string[], to: string[]) => publishStaged(e.app, e.row, e.stage, from, to);
 
 function pending(rows: RenditionRow[], type: "hls" | "mp4"): RenditionRow[] {
   return rows.filter((r) => r.type === type && r.status !== "encoded");
@@ -166,49 +159,37 @@ function saveProbe(app: AppContext, row: VideoRow, result: ProbeResult, clip: { 
 
 /** The encode job: probe, ladder (remuxing the top rung when possible), MP4, thumbnail. */
 export function encodeHandler(app: AppContext): JobHandler<{ videoId: string }> {
-  return {
-    kind: ENCODE_JOB,
-    concurrency: app.config.encodingConcurrency,
-    leaseMs: 60_000,
-    // Every attempt died with its process (e.g. the machine ran out of memory): never leave the
-    // renditions "encoding" forever.
-    giveUp({ videoId }) {
-      failEncoding(app, videoId, "Encoding stopped before finishing on every attempt (the server was restarting or ran out of resources).");
-    },
-    async run({ videoId }, run) {
-      const row = app.db.select().from(videos).where(eq(videos.id, videoId)).get();
-      if (!row) return { status: "skip", reason: "the video was deleted" };
+  return videoJobHandler(app, ENCODE_JOB, {
+    fail: (videoId, reason) => failEncoding(app, videoId, reason),
+    lostReason: "Encoding stopped before finishing on every attempt (the server was restarting or ran out of resources).",
+    async run(row, run) {
+      const videoId = row.id;
       if ("missing" in app.media) {
         failEncoding(app, videoId, app.media.missing);
         return { status: "failure", error: app.media.missing };
       }
       const source = app.storage.localPath(videoKey(row, "source"));
-      // Folders of earlier attempts are abandoned: whatever wrote there was killed (or the process died).
-      await app.storage.delete(videoKey(row, "attempts"));
-      const stage = videoKey(row, "attempts", `${run.attempt}-${randomBase62(8)}`);
-      try {
-        const result = await probe(app.media, source, run.signal);
+      return attempt(app, row, run, {
+        label: "",
+        clearEarlier: true,
+        reason: (err) => (err instanceof MediaError ? err.reason : `Encoding failed: ${errorMessage(err)}`),
+        // A file ffmpeg cannot read will not read better later; anything else gets another attempt.
+        retry: (err) => !(err instanceof MediaError),
+        logAs: "encoding failed",
+        fail(reason) {
+          if (!app.db.select().from(videos).where(eq(videos.id, videoId)).get()?.probe) {
+            planRenditions(app, row, ladderFor({ width: 426, height: 240 }));
+          }
+          failEncoding(app, videoId, reason);
+        },
+      }, async (stage) => {
+        const result = await probe(app.media as MediaTools, source, run.signal);
         if (result.durationS > MAX_DURATION_S) throw new MediaError(`The video is ${Math.round(result.durationS / 60)} minutes long; the limit is 1440 minutes.`);
         const stored = clipOf(row);
         const clip = stored ? resolveClip(stored, result) : undefined;
         const fresh = saveProbe(app, row, result, clip);
         await encode({ app, row: fresh, source, probe: result, ladder: ladderFor(result), run, clip, stage });
-        await app.storage.delete(stage);
-        return { status: "success" };
-      } catch (err) {
-        // Cleared before the failure is visible, so the job settles as soon as the status says so.
-        await app.storage.delete(stage).catch(() => {});
-        if (run.signal.aborted) return { status: "failure", error: "stopped" };
-        const reason = err instanceof MediaError ? err.reason : `Encoding failed: ${err instanceof Error ? err.message : String(err)}`;
-        app.log.warn("encoding failed", { videoId, attempt: run.attempt, reason });
-        // A file ffmpeg cannot read will not read better later; anything else gets another attempt.
-        if (!(err instanceof MediaError) && run.attempt < run.maxAttempts) return { status: "retry", delayMs: 5000, error: reason };
-        if (!app.db.select().from(videos).where(eq(videos.id, videoId)).get()?.probe) {
-          planRenditions(app, row, ladderFor({ width: 426, height: 240 }));
-        }
-        failEncoding(app, videoId, reason);
-        return { status: "failure", error: reason };
-      }
+      });
     },
-  };
+  });
 }

@@ -8,12 +8,11 @@ import type { AppContext } from "../context";
 import { renditions, videos } from "../db/schema";
 import type { JobHandler } from "../jobs/queue";
 import { mp4FromHlsArgs } from "../media/args";
-import { randomBase62 } from "../ids";
 import { runFfmpeg } from "../media/ffmpeg";
 import type { MediaTools } from "../media/tools";
 import { pendingJob } from "../transcripts/readiness";
-import type { VideoRow } from "../videos/body";
 import { ENCODE_JOB, MP4_JOB, videoKey } from "../videos/service";
+import { attempt, errorMessage, publishStaged, videoJobHandler } from "./attempt";
 import { markEncoded, setStatus } from "./renditions";
 
 type Runner = Pick<AppContext["db"], "select" | "insert" | "update">;
@@ -55,16 +54,11 @@ function failMp4(app: AppContext, videoId: string, reason: string): void {
 
 /** The MP4 job: waits for a running encode, then stream-copies the top HLS rendition into the MP4. */
 export function mp4Handler(app: AppContext): JobHandler<{ videoId: string }> {
-  return {
-    kind: MP4_JOB,
-    concurrency: app.config.encodingConcurrency,
-    leaseMs: 60_000,
-    giveUp({ videoId }) {
-      failMp4(app, videoId, "Making the MP4 stopped before finishing on every attempt.");
-    },
-    async run({ videoId }, run) {
-      const row: VideoRow | undefined = app.db.select().from(videos).where(eq(videos.id, videoId)).get();
-      if (!row) return { status: "skip", reason: "the video was deleted" };
+  return videoJobHandler(app, MP4_JOB, {
+    fail: (videoId, reason) => failMp4(app, videoId, reason),
+    lostReason: "Making the MP4 stopped before finishing on every attempt.",
+    async run(row, run) {
+      const videoId = row.id;
       const mp4 = app.db.select().from(renditions).where(and(eq(renditions.videoId, videoId), eq(renditions.type, "mp4"))).get();
       if (!mp4 || mp4.status === "encoded" || mp4.status === "failed") return { status: "skip", reason: "no MP4 is waiting" };
       // The encode may still be writing the top rung, or may plan (and package) the MP4 itself on a resume.
@@ -79,27 +73,23 @@ export function mp4Handler(app: AppContext): JobHandler<{ videoId: string }> {
         return { status: "failure", error: app.media.missing };
       }
       setStatus(app, videoId, [{ type: "mp4", quality: mp4.quality }], "encoding");
-      // Written in an attempt folder of its own and moved into place, as the encode does (see job.ts).
-      const stage = videoKey(row, "attempts", `mp4-${run.attempt}-${randomBase62(8)}`);
-      try {
+      // Written in an attempt folder of its own and moved into place, as the encode does.
+      const outcome = await attempt(app, row, run, {
+        label: "mp4-",
+        reason: (err) => `Making the MP4 failed: ${errorMessage(err)}`,
+        retry: () => true,
+        fail: (reason) => failMp4(app, videoId, reason),
+      }, async (stage) => {
         const playlist = app.storage.localPath(videoKey(row, "hls", top.quality, "index.m3u8"));
         const output = app.storage.localPath([...stage, "source.mp4"], true);
         await runFfmpeg(app.media as MediaTools, mp4FromHlsArgs(playlist, output), { signal: run.signal, nice: true });
-        await app.storage.delete(videoKey(row, "mp4", "source.mp4"));
-        await app.storage.move([...stage, "source.mp4"], videoKey(row, "mp4", "source.mp4"));
-        await app.storage.delete(stage);
-      } catch (err) {
-        await app.storage.delete(stage).catch(() => {});
-        if (run.signal.aborted) return { status: "failure", error: "stopped" };
-        const reason = `Making the MP4 failed: ${err instanceof Error ? err.message : String(err)}`;
-        if (run.attempt < run.maxAttempts) return { status: "retry", delayMs: 5000, error: reason };
-        failMp4(app, videoId, reason);
-        return { status: "failure", error: reason };
-      }
+        await publishStaged(app, row, stage, ["source.mp4"], ["mp4", "source.mp4"]);
+      });
+      if (outcome.status !== "success") return outcome;
       // A video deleted while ffmpeg ran has no row left to mark (and no webhook is due).
       if (!app.db.select({ id: videos.id }).from(videos).where(eq(videos.id, videoId)).get()) return { status: "skip", reason: "the video was deleted" };
       markEncoded(app, row, [{ type: "mp4", quality: mp4.quality }]);
       return { status: "success" };
     },
-  };
+  });
 }

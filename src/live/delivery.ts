@@ -4,13 +4,10 @@
 import { and, eq } from "drizzle-orm";
 import type { Environment } from "../config";
 import type { AppContext } from "../context";
-import { COLLECT_PATH } from "../analytics/collect-routes";
 import { liveStreams } from "../db/schema";
-import { HLS_JS_PATH } from "../delivery/hls-asset";
-import { renderPlayerPage } from "../delivery/player";
-import { pageTheme } from "../players/service";
 import { notFound } from "../http/errors";
-import { admit, settle, type Access, type Pass } from "../private/access";
+import { playerPageResponse } from "../delivery/player-page";
+import { admit, settle, tokenSession, type Access, type Pass } from "../private/access";
 import { withSession } from "../private/playlist";
 import { recordDelivery, segmentSeconds } from "../usage/record";
 import { hlsKey, liveBase, liveKey, type BroadcastRow, type LiveStreamRow } from "./body";
@@ -128,31 +125,21 @@ export async function liveThumbnail(app: AppContext, environment: Environment, l
   return new Response(blob, { headers: { ...CORS, "content-type": type, "cache-control": "no-cache" } });
 }
 
-/**
- * The live player page (hls.js, waits for the broadcast while the playlist answers 404). A private
- * stream's page (`?token=`) spends the token and gives its playlist and poster fetches one session.
- */
+/** The live player page (hls.js, waits for the broadcast while the playlist answers 404; see playerPageResponse). */
 export function livePlayerPage(app: AppContext, environment: Environment, liveStreamId: string, access: Access): Response {
   const { stream, pass } = deliverable(app, environment, liveStreamId, access);
   const base = liveBase(app, environment, stream.id);
   const hasPicture = stream.thumbnailCustom || app.storage.size(liveKey(stream, "picture.jpg")) !== null;
-  const session = settle(app, pass, true);
-  const withAvh = (url: string) => (session ? `${url}?avh=${session}` : url);
-  const html = renderPlayerPage({
+  return playerPageResponse(app, environment, pass, {
+    owner: stream,
     title: stream.name,
-    hlsUrl: withAvh(`${base}.m3u8`),
-    posterUrl: hasPicture ? withAvh(`${base}/thumbnail.jpg`) : null,
-    hlsJsUrl: `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}${HLS_JS_PATH}`,
+    hlsUrl: `${base}.m3u8`,
+    posterUrl: hasPicture ? `${base}/thumbnail.jpg` : null,
     live: true,
-    ...pageTheme(app, stream),
-    analytics: { url: `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}${COLLECT_PATH}`, mediaId: stream.id },
   });
-  return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": session ? "private, no-store" : "no-cache" } });
 }
 
 /** GET /live/{id}/token/{token}/session: spends the token for a 24-hour `avh` session. */
 export function liveSession(app: AppContext, environment: Environment, liveStreamId: string, access: Access) {
-  const { pass } = deliverable(app, environment, liveStreamId, access);
-  if (!pass.private || !access.token) throw notFound("liveStreamId");
-  return { session_token: settle(app, pass, !access.head) ?? "" };
+  return tokenSession(app, deliverable(app, environment, liveStreamId, access).pass, access);
 }

@@ -47,6 +47,15 @@ export function settle(app: Ctx, pass: Pass, open: boolean): string | null {
   return open ? openSession(app, pass.mediaId) : null;
 }
 
+/**
+ * GET …/{id}/token/{token}/session: spends the path token (not on HEAD) for a 24-hour `avh`
+ * session. Public media, or a request without a token, gets the same 404 as an unknown id.
+ */
+export function tokenSession(app: Ctx, pass: Pass, access: Access): { session_token: string } {
+  if (!pass.private || !access.token) throw notFound(pass.name);
+  return { session_token: settle(app, pass, !access.head) ?? "" };
+}
+
 /** Reads the access fields of a delivery request. */
 export function accessOf(request: Request, token?: string): Access {
   const avh = new URL(request.url).searchParams.get("avh") ?? undefined;

@@ -21,6 +21,9 @@ export interface UploadRequest {
   body: ReadableStream<Uint8Array> | null;
 }
 
+/** The upload of a whole file in one request (no Content-Range): what a route hands to `receiveFile`. */
+export const wholeFileUpload = (request: Request): UploadRequest => ({ contentType: request.headers.get("content-type"), contentRange: null, body: request.body });
+
 const fileError = (kind: string, title: string, detail: string) => new ApiError(400, kind, title, { name: "file", detail });
 
 /** Streams the request's single file part into a temp file (or what `open` gives); exactly one file is required. */
