@@ -6,6 +6,7 @@ import type { ScopePlugin } from "../http/scope";
 import { liveStreamCreation, liveStreamListQuery, liveStreamSchema, liveStreamUpdate } from "./schema";
 import { completeLiveStream, createLiveStream, deleteLiveStream, getLiveStream, listLiveStreams, updateLiveStream } from "./service";
 import { deleteLiveThumbnail, uploadLiveThumbnail } from "./thumbnail";
+import { wholeFileUpload } from "../uploads/receive";
 
 const params = t.Object({ liveStreamId: t.String() });
 const one = { 200: liveStreamSchema, ...apiErrors };
@@ -38,7 +39,7 @@ export function liveStreamRoutes(scoped: ScopePlugin) {
     }, { params, response: { 204: t.Void(), ...apiErrors }, detail: { summary: "Delete a live stream (ends a running broadcast first)", tags } })
     .post("/:liveStreamId/thumbnail", async ({ scope, params, request, set }) => {
       set.status = 201;
-      return uploadLiveThumbnail(scope, params.liveStreamId, { contentType: request.headers.get("content-type"), contentRange: null, body: request.body });
+      return uploadLiveThumbnail(scope, params.liveStreamId, wholeFileUpload(request));
     }, {
       parse: "stream", params, response: { 201: liveStreamSchema, ...apiErrors },
       detail: { summary: "Upload a thumbnail (jpeg, png or webp, up to 8 MiB)", tags },

@@ -8,6 +8,7 @@ import type { ScopePlugin } from "../http/scope";
 import { deleteLogo, logoFile, uploadLogo } from "./logo";
 import { createPlayer, deletePlayer, getPlayer, listPlayers, updatePlayer } from "./service";
 import { COLOURS, FLAGS } from "./theme";
+import { wholeFileUpload } from "../uploads/receive";
 
 // One schema per field name (the colour and flag lists live in theme.ts).
 const fields = <T>(names: readonly string[], schema: () => T) => Object.fromEntries(names.map((n) => [n, schema()])) as Record<string, T>;
@@ -65,7 +66,7 @@ export function playerRoutes(scoped: ScopePlugin) {
     }, { params, response: { 204: t.Void(), ...apiErrors }, detail: { summary: "Delete a player theme and its logo", tags } })
     .post("/:playerId/logo", async ({ scope, params, request, set }) => {
       set.status = 201;
-      return uploadLogo(scope, params.playerId, { contentType: request.headers.get("content-type"), contentRange: null, body: request.body });
+      return uploadLogo(scope, params.playerId, wholeFileUpload(request));
     }, {
       parse: "stream", params, response: { 201: playerSchema, ...apiErrors },
       detail: { summary: "Upload a logo: multipart `file` (jpeg or png, ≤ 100 KiB, ≤ 200×100 px) and `link` (http(s) URL)", tags },

@@ -12,6 +12,7 @@ import { withCreationExtras } from "./creation-extras";
 import { createVideo, deleteVideo, getVideo, updateVideo } from "./service";
 import { videoStatus } from "./status";
 import { pickThumbnail, uploadThumbnail } from "./thumbnail";
+import { wholeFileUpload } from "../uploads/receive";
 
 const params = t.Object({ videoId: t.String() });
 const list = { 200: t.Object({ data: t.Array(videoSchema), pagination: paginationSchema }), ...apiErrors };
@@ -71,9 +72,7 @@ export function videoRoutes(scoped: ScopePlugin) {
       parse: "stream", params, response: { 201: videoSchema, ...apiErrors },
       detail: { summary: "Upload the source (multipart, whole or chunked with Content-Range bytes or part)", tags: ["Videos"] },
     })
-    .post("/:videoId/thumbnail", ({ scope, params, request }) => uploadThumbnail(scope, params.videoId, {
-      contentType: request.headers.get("content-type"), contentRange: null, body: request.body,
-    }), {
+    .post("/:videoId/thumbnail", ({ scope, params, request }) => uploadThumbnail(scope, params.videoId, wholeFileUpload(request)), {
       parse: "stream", params, response: { 200: videoSchema, ...apiErrors },
       detail: { summary: "Upload a thumbnail (jpeg, png or webp, up to 8 MiB)", tags: ["Videos"] },
     })

@@ -4,6 +4,7 @@ import { pageQuery, paginationSchema, parsePage } from "../http/pagination";
 import { apiErrors } from "../http/schemas";
 import type { ScopePlugin } from "../http/scope";
 import { deleteWatermark, listWatermarks, uploadWatermark } from "./service";
+import { wholeFileUpload } from "../uploads/receive";
 
 const watermark = t.Object({ watermarkId: t.String(), createdAt: t.String() });
 
@@ -12,7 +13,7 @@ export function watermarkRoutes(scoped: ScopePlugin) {
   return new Elysia({ prefix: "/watermarks", normalize: false })
     .use(scoped)
     .use(streamedBody())
-    .post("", ({ scope, request }) => uploadWatermark(scope, { contentType: request.headers.get("content-type"), contentRange: null, body: request.body }), {
+    .post("", ({ scope, request }) => uploadWatermark(scope, wholeFileUpload(request)), {
       parse: "stream",
       response: { 200: watermark, ...apiErrors },
       detail: { summary: "Upload a watermark (one JPEG or PNG file, up to 10 MiB and 4096×4096)", tags: ["Watermarks"] },
