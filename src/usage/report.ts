@@ -4,7 +4,7 @@ import type { AppContext } from "../context";
 import { deliveryUsage, hostingUsage } from "../db/schema";
 import { QueryCheck } from "../http/admin-list";
 import { getProjectRow } from "../projects/service";
-import { storedVideos } from "./hosting";
+import { hostedOn, storedVideos } from "./hosting";
 import { utcDay, type DeliveryKind } from "./record";
 
 export interface UsageQuery {
@@ -54,9 +54,10 @@ export function deliveryUsageReport(app: AppContext, projectId: string, query: U
 }
 
 /**
- * GET /projects/{id}/hosting-usage: minutes of video stored at the end of each day (cumulative, not
+ * GET /projects/{id}/hosting-usage: minutes of video hosted at the end of each day (cumulative, not
  * added that day). Today is measured now; earlier days come from the hourly snapshots, and days
- * before Vidhost took any are estimated from the videos still stored that were created by then.
+ * before Vidhost took any are estimated from the videos still stored that were created by then and
+ * not yet discarded (a discarded video counts up to the day before its discard).
  */
 export function hostingUsageReport(app: AppContext, projectId: string, query: UsageQuery) {
   const { days, environments } = usageWindow(app, projectId, query);
@@ -67,7 +68,7 @@ export function hostingUsageReport(app: AppContext, projectId: string, query: Us
     snapshots.set(`${s.environment}/${s.day}`, s.seconds);
   }
   const storedBy = (environment: Environment, day: string) =>
-    stored.filter((v) => v.environment === environment && v.day <= day).reduce((sum, v) => sum + v.seconds, 0);
+    stored.filter((v) => v.environment === environment && hostedOn(v, day)).reduce((sum, v) => sum + v.seconds, 0);
   return {
     items: days.map((day) => ({
       collected_on: day,
