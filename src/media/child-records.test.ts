@@ -1,9 +1,11 @@
 import { afterAll, expect, test } from "bun:test";
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { openDatabase } from "../db/client";
 import { migrate } from "../db/migrate";
 import { mediaProcesses } from "../db/schema";
 import { createLogger } from "../log";
-import { testMediaTools } from "../../test/fixtures/media";
+import { mediaTempDir, testMediaTools } from "../../test/fixtures/media";
 import { childRecords, reapOrphans } from "./child-records";
 import { runFfmpeg } from "./ffmpeg";
 import { identityOf, resolvedBinary, stillRunning, type ProcIdentity } from "./procfs";
@@ -31,9 +33,9 @@ function start(argv: string[]): { proc: Bun.Subprocess; id: ProcIdentity } {
   return { proc, id: identityOf(proc.pid)! };
 }
 
-function record(db: ReturnType<typeof freshDb>, child: ProcIdentity, owner: ProcIdentity, exe = resolvedBinary(tools.ffmpeg)) {
+function record(db: ReturnType<typeof freshDb>, child: ProcIdentity, owner: ProcIdentity, exe = resolvedBinary(tools.ffmpeg), tool = "ffmpeg") {
   db.insert(mediaProcesses).values({
-    id: `r${child.pid}-${owner.pid}-${child.startTicks}`, pid: child.pid, startTicks: child.startTicks, bootId: child.bootId, tool: "ffmpeg", exe,
+    id: `r${child.pid}-${owner.pid}-${child.startTicks}`, pid: child.pid, startTicks: child.startTicks, bootId: child.bootId, tool, exe,
     ownerPid: owner.pid, ownerStartTicks: owner.startTicks, startedAt: 0,
   }).run();
 }
@@ -70,4 +72,20 @@ test("reapOrphans kills only recorded children of dead owners whose pid still na
   expect(stillRunning(kept.id)).toBe(true);
   expect(stillRunning(other.id)).toBe(true);
   expect(db.select().from(mediaProcesses).all().map((r) => r.pid)).toEqual([kept.id.pid]);
+});
+
+test("a recorded script that does not exec (it runs as its interpreter) is known by its path in argv", async () => {
+  const db = freshDb();
+  const script = join(mediaTempDir(), "whisper-cli");
+  writeFileSync(script, "#!/bin/sh\nwhile :; do sleep 1; done\n");
+  chmodSync(script, 0o755);
+  const gone = start(["true"]);
+  await gone.proc.exited;
+  const orphan = start([script, "-m", "model.bin"]);
+  const stranger = start(["sh", "-c", "sleep 600", script]); // the script's path, but only as $0 of another shell's command
+  record(db, orphan.id, gone.id, resolvedBinary(script), "whisper-cli");
+  record(db, stranger.id, gone.id, resolvedBinary(script), "whisper-cli");
+  expect(await reapOrphans(db, log)).toBe(1);
+  expect(stillRunning(orphan.id)).toBe(false);
+  expect(stillRunning(stranger.id)).toBe(true);
 });

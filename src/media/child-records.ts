@@ -1,15 +1,16 @@
 // Remembers in the database which media tool processes are running, so that when the appliance is
-// killed hard (SIGKILL, OOM, power) the next start can kill the ffmpeg it left behind before any
-// job resumes: an orphaned encoder would otherwise keep writing into a folder a new attempt uses,
-// and an orphaned live writer would keep the stream's files busy. Linux's parent-death signal
-// cannot be asked for through Bun.spawn, and ffmpeg ignores both SIGPIPE and its stdin closing.
+// killed hard (SIGKILL, OOM, power) the next start can kill the ffmpeg (and whisper-cli) it left
+// behind before any job resumes: an orphaned encoder would otherwise keep writing into a folder a
+// new attempt uses, an orphaned live writer would keep the stream's files busy, and an orphaned
+// whisper-cli would hold cores and memory for a transcript nobody waits for. Linux's parent-death
+// signal cannot be asked for through Bun.spawn, and ffmpeg ignores both SIGPIPE and its stdin closing.
 import { basename } from "node:path";
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { mediaProcesses } from "../db/schema";
 import { randomBase62 } from "../ids";
 import type { Logger } from "../log";
-import { exeOf, procStat, resolvedBinary, selfIdentity, stillRunning, type ProcIdentity } from "./procfs";
+import { cmdlineOf, exeOf, procStat, resolvedBinary, selfIdentity, stillRunning, type ProcIdentity } from "./procfs";
 import type { ChildTracker } from "./spawn";
 
 const untracked: ChildTracker = { started: () => () => {} };
@@ -43,9 +44,12 @@ export function childRecords(db: Db, log: Logger): ChildTracker {
 }
 
 // The recorded binary, or one named like the tool: a configured wrapper (a script that execs
-// ffmpeg, `nice`) is what was spawned, but the process runs the real binary after its exec.
-function sameBinary(exe: string | null, recorded: string, tool: string): boolean {
-  return !!exe && (exe === recorded || basename(exe).startsWith(tool));
+// ffmpeg, `nice`) is what was spawned, but the process runs the real binary after its exec. A
+// script that does not exec runs as its interpreter, which the kernel hands the script's path
+// (argv[1], or argv[2] after a shebang option).
+function sameBinary(pid: number, exe: string | null, recorded: string, tool: string): boolean {
+  if (exe && (exe === recorded || basename(exe).startsWith(tool))) return true;
+  return (cmdlineOf(pid) ?? []).slice(1, 3).some((arg) => arg.includes("/") && resolvedBinary(arg) === recorded);
 }
 
 /**
@@ -59,7 +63,7 @@ export async function reapOrphans(db: Db, log: Logger, waitMs = 10_000): Promise
     if (stillRunning({ pid: r.ownerPid, startTicks: r.ownerStartTicks, bootId: r.bootId })) continue;
     const child = { pid: r.pid, startTicks: r.startTicks, bootId: r.bootId };
     const exe = exeOf(r.pid);
-    if (stillRunning(child) && sameBinary(exe, r.exe, r.tool)) {
+    if (stillRunning(child) && sameBinary(r.pid, exe, r.exe, r.tool)) {
       try {
         process.kill(r.pid, "SIGKILL");
         dying.push(child);

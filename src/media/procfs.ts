@@ -60,10 +60,19 @@ export function exeOf(pid: number): string | null {
   }
 }
 
-/** A binary's path with symlinks resolved, as /proc/<pid>/exe shows it. */
+/** A process's arguments (argv[0] first) from /proc/<pid>/cmdline, or null when unreadable. */
+export function cmdlineOf(pid: number): string[] | null {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(0, -1);
+  } catch {
+    return null;
+  }
+}
+
+/** A binary's path (a bare name is looked up on PATH) with symlinks resolved, as /proc/<pid>/exe shows it. */
 export function resolvedBinary(path: string): string {
   try {
-    return realpathSync(path);
+    return realpathSync(path.includes("/") ? path : (Bun.which(path) ?? path));
   } catch {
     return path;
   }

@@ -2,6 +2,7 @@
 // "Summaries"): any OpenAI-compatible /v1/audio/transcriptions server, or a local whisper.cpp.
 import type { Cue } from "../captions/vtt";
 import type { Config } from "../config";
+import type { ChildTracker } from "../media/spawn";
 import { openAiSpeech } from "./openai";
 import { whisperCppSpeech } from "./whisper-cpp";
 
@@ -21,13 +22,13 @@ export interface SpeechToText {
   transcribe(input: { audioPath: string; language: string | null; signal?: AbortSignal }): Promise<Transcript>;
 }
 
-/** The configured engine, or null when none is (transcripts then come from captions). */
-export function speechEngine(config: Config): SpeechToText | null {
+/** The configured engine, or null when none is (transcripts then come from captions); `children` records whisper-cli runs. */
+export function speechEngine(config: Config, children?: ChildTracker): SpeechToText | null {
   if (config.sttEngine === "openai") {
     return openAiSpeech({ url: config.sttUrl, key: config.sttKey, model: config.sttModel, timeoutMs: config.sttTimeoutMs });
   }
   if (config.sttEngine === "whisper-cpp") {
-    return whisperCppSpeech({ cli: config.whisperCli, model: config.whisperModel, timeoutMs: config.sttTimeoutMs });
+    return whisperCppSpeech({ cli: config.whisperCli, model: config.whisperModel, timeoutMs: config.sttTimeoutMs, children });
   }
   return null;
 }

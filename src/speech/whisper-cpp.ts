@@ -3,7 +3,7 @@
 import { rm } from "node:fs/promises";
 import type { Cue } from "../captions/vtt";
 import { MediaError } from "../media/media-error";
-import { runProcess } from "../media/spawn";
+import { runProcess, type ChildTracker } from "../media/spawn";
 import { normaliseLanguage, type SpeechToText, type Transcript } from "./engine";
 import { EngineError, formatSeconds } from "./outbound";
 
@@ -11,6 +11,8 @@ export interface WhisperCppOptions {
   cli: string;
   model: string;
   timeoutMs: number;
+  /** Records the whisper-cli child while it runs (the appliance's media_processes), so a start after a crash kills it. */
+  children?: ChildTracker;
 }
 
 /** whisper-cli arguments: model, input, language (or auto-detection), JSON output at `{outputBase}.json`. */
@@ -49,7 +51,9 @@ export function whisperCppSpeech(opts: WhisperCppOptions): SpeechToText {
       const timeout = AbortSignal.timeout(opts.timeoutMs);
       const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
       try {
-        await runProcess([opts.cli, ...whisperCliArgs({ model: opts.model, audioPath, outputBase, language })], { tool: "whisper-cli", signal: combined });
+        await runProcess([opts.cli, ...whisperCliArgs({ model: opts.model, audioPath, outputBase, language })], {
+          tool: "whisper-cli", signal: combined, track: opts.children && { tracker: opts.children, binary: opts.cli },
+        });
         const file = Bun.file(`${outputBase}.json`);
         if (!(await file.exists())) throw new EngineError("whisper-cli ended without writing its JSON output.");
         let doc: unknown;

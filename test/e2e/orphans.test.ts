@@ -1,10 +1,12 @@
-// A hard kill of the appliance (SIGKILL, OOM, power) leaves its ffmpeg children running: the kernel
-// does not end them with their parent. The next start on the same data directory must kill them
-// before any job resumes, and the interrupted encode must finish with outputs of its own.
+// A hard kill of the appliance (SIGKILL, OOM, power) leaves its ffmpeg and whisper-cli children
+// running: the kernel does not end them with their parent. The next start on the same data
+// directory must kill them before any job resumes, and the interrupted encode must finish with
+// outputs of its own.
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import ApiVideoClient from "@api.video/nodejs-client";
+import { openDatabase } from "../../src/db/client";
 import { identityOf, stillRunning, type ProcIdentity } from "../../src/media/procfs";
 import type { ApplianceProcess } from "../fixtures/appliance-process";
 import { ffprobeJson, makeClip } from "../fixtures/media";
@@ -150,5 +152,49 @@ test("SIGKILL mid-broadcast: the live writer ffmpeg is gone once the next start 
     expect(await second.proc.exited).toBe(0);
   } finally {
     pub.proc.kill("SIGKILL");
+  }
+});
+
+// whisper.cpp's whisper-cli (VIDHOST_STT=whisper-cpp) is recorded like ffmpeg. The stand-in is a
+// shell script that sleeps until killed without exec'ing, so it runs as /bin/sh with its own path
+// as argv[1]: the reaper must recognise it from that.
+test("SIGKILL mid-transcription: the orphaned whisper-cli survives its parent and the next start kills it", async () => {
+  const dataDir = tempDir();
+  dirs.push(dataDir);
+  const cli = join(dataDir, "whisper-cli");
+  // Bounded (10 minutes) so a failed run leaves nothing behind for long.
+  writeFileSync(cli, "#!/bin/sh\ni=0\nwhile [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done\n");
+  chmodSync(cli, 0o755);
+  const env = { VIDHOST_STT: "whisper-cpp", VIDHOST_WHISPER_CLI: cli, VIDHOST_WHISPER_MODEL: join(dataDir, "ggml-stand-in.bin") };
+  const clip = await makeClip({ width: 160, height: 90, seconds: 1 });
+  const first = await startProcess(dataDir, env);
+  const client = new ApiVideoClient({ apiKey: first.info.sandboxKey!, baseUri: first.info.urls.sandbox });
+  const { videoId } = await client.videos.create({ title: "Transcribed when a crash came", transcript: true });
+  await client.videos.upload(videoId, clip);
+
+  const [whisper] = await waitFor("whisper-cli", () => {
+    const found = childrenWith(first.proc.pid, [cli, "-oj"]);
+    return found.length ? found : null;
+  }, 60_000, 5);
+  try {
+    // The child shows in /proc a moment before the appliance has written its record: wait for it.
+    const { sqlite } = openDatabase(join(dataDir, "vidhost.db"));
+    try {
+      const row = await waitFor("the whisper-cli record", () => sqlite.prepare("SELECT tool FROM media_processes WHERE pid = ?").get(whisper.id.pid), 10_000, 5);
+      expect(row).toEqual({ tool: "whisper-cli" });
+    } finally {
+      sqlite.close();
+    }
+    first.proc.kill("SIGKILL");
+    await first.proc.exited;
+    expect(stillRunning(whisper.id)).toBe(true);
+
+    // Without an engine this time, so the resumed transcript job starts no new stand-in.
+    const second = await startProcess(dataDir);
+    expect(stillRunning(whisper.id)).toBe(false);
+    second.proc.kill("SIGTERM");
+    expect(await second.proc.exited).toBe(0);
+  } finally {
+    if (stillRunning(whisper.id)) process.kill(whisper.id.pid, "SIGKILL");
   }
 });

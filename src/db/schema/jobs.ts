@@ -33,9 +33,9 @@ export const mediaProcesses = sqliteTable(
     /** Field 22 of /proc/<pid>/stat: with the boot id, tells this process from a later one given the same pid. */
     startTicks: integer("start_ticks").notNull(),
     bootId: text("boot_id").notNull(),
-    /** "ffmpeg" or "ffprobe". */
+    /** "ffmpeg", "ffprobe" or "whisper-cli". */
     tool: text("tool").notNull(),
-    /** The binary's resolved path; /proc/<pid>/exe must show it, or a binary named like the tool, before a kill. */
+    /** The binary's resolved path; /proc/<pid>/exe must show it, or a binary named like the tool (or an interpreter running it as a script), before a kill. */
     exe: text("exe").notNull(),
     ownerPid: integer("owner_pid").notNull(),
     ownerStartTicks: integer("owner_start_ticks").notNull(),
