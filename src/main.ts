@@ -105,10 +105,12 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   const stop = () =>
     (stopping ??= (async () => {
       stopSchedules();
+      // No job starts while broadcasts end: a finish job falling due during the flush would be cut
+      // off by the stop; handed back, it runs at the next start (where a reconnect still continues it).
+      await queue.stop();
       // Broadcasts end as if their publishers left, and their recordings are flushed, while the database is open.
       await ctx.live.stop();
       await Promise.all(listeners.map((l) => l.stop()));
-      await queue.stop();
       sqlite.close();
     })());
   return { ctx, ports, firstStart, stop };

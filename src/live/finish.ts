@@ -1,10 +1,10 @@
 // The finish job: once a broadcast is over (its reconnect window passed, or completion was asked),
 // its recording pieces are joined into one MP4, which becomes a video (`source.liveStream`) in the
 // same transaction as `video.source.recorded` and the video's encode job.
-import { and, desc, eq, inArray, ne } from "drizzle-orm";
+import { and, desc, eq, inArray, ne, sql } from "drizzle-orm";
 import { atom } from "../clock";
 import type { AppContext, ScopeCtx } from "../context";
-import { liveBroadcasts, liveStreams, videos } from "../db/schema";
+import { jobs, liveBroadcasts, liveStreams, videos } from "../db/schema";
 import { newId } from "../ids";
 import type { JobHandler } from "../jobs/queue";
 import { concatList, recordingConcatArgs } from "../media/args-live";
@@ -28,7 +28,9 @@ export function finishHandler(app: AppContext): JobHandler<FinishPayload> {
       if (!b) return { status: "skip", reason: "the broadcast is gone" };
       if (b.state === "completed" || b.state === "failed") return { status: "skip", reason: `already ${b.state}` };
       if (b.state === "live" || b.part !== part) return { status: "skip", reason: "the publisher came back: a later part finishes it" };
-      if (b.state === "finalizing" && run.attempt === 1) return { status: "skip", reason: "another run is finishing it" };
+      // A finalizing broadcast whose finish job no longer runs was left by a stop (the queue hands
+      // the job back with its attempt uncounted) or a crash: this run takes it over.
+      if (b.state === "finalizing" && otherFinishRunning(app, b.id, run.jobId)) return { status: "skip", reason: "another run is finishing it" };
       if (b.state === "reconnecting" && b.disconnectedAt !== null) {
         const due = b.disconnectedAt + app.config.liveReconnectS * 1000 - app.clock.now().getTime();
         if (due > 0) return { status: "retry", delayMs: due, error: "the reconnect window is still open" };
@@ -53,6 +55,12 @@ export function finishHandler(app: AppContext): JobHandler<FinishPayload> {
       }
     },
   };
+}
+
+// Whether a finish job of this broadcast other than `jobId` holds a lease right now.
+function otherFinishRunning(app: AppContext, broadcastId: string, jobId: string): boolean {
+  return !!app.db.select({ id: jobs.id }).from(jobs)
+    .where(and(eq(jobs.kind, FINISH_JOB), eq(jobs.status, "running"), ne(jobs.id, jobId), sql`json_extract(${jobs.payload}, '$.broadcastId') = ${broadcastId}`)).get();
 }
 
 /** Joins the pieces into the video's source and creates the video; null when nothing was recorded. */

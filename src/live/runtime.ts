@@ -185,6 +185,8 @@ class Publish implements PublisherEvents {
   private cut = false;
   private readonly abort = new AbortController();
   private readonly wakers = new Set<() => void>();
+  /** The ingest and relays: the runtime keeps this publish (for a stop's kill) until they settle. */
+  private readonly work: Promise<void>[] = [];
   private readonly tools: MediaTools;
 
   constructor(private readonly runtime: LiveRuntime, private readonly app: AppContext, private readonly stream: LiveStreamRow) {
@@ -197,10 +199,12 @@ class Publish implements PublisherEvents {
     const { broadcast, resumed } = startPublish(this.app, this.stream);
     this.broadcast = broadcast;
     this.app.log.info(resumed ? "live: broadcast resumed" : "live: broadcast started", { liveStreamId: this.stream.id, broadcastId: broadcast.id, part: broadcast.part, ...info });
-    this.runtime.track(broadcast.id, this.ingest(broadcast, info, resumed));
+    const ingest = this.ingest(broadcast, info, resumed);
+    this.work.push(ingest);
+    this.runtime.track(broadcast.id, ingest);
     // Restreams are read at each publish: edits apply from the next one (as api.video's do).
     const fresh = this.app.db.select({ restreams: liveStreams.restreams }).from(liveStreams).where(eq(liveStreams.id, this.stream.id)).get();
-    for (const r of JSON.parse(fresh?.restreams ?? "[]") as Restream[]) void this.relay(r);
+    for (const r of JSON.parse(fresh?.restreams ?? "[]") as Restream[]) this.work.push(this.relay(r));
   }
 
   progress(mediaMs: number): void {
@@ -217,7 +221,8 @@ class Publish implements PublisherEvents {
     this.ended = true;
     for (const wake of this.wakers) wake();
     if (this.broadcast) endPublish(this.app, this.broadcast.id, this.mediaMs);
-    this.runtime.forget(this);
+    // Its writer still flushes the recording after the publisher left: a stop may have to kill it.
+    void Promise.allSettled(this.work).then(() => this.runtime.forget(this));
     this.app.log.info("live: publisher left", { liveStreamId: this.stream.id, mediaS: Math.round(this.mediaMs / 100) / 10 });
   }
 

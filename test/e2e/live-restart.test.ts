@@ -1,16 +1,21 @@
 // Stops mid-broadcast: a graceful stop ends broadcasts cleanly and leaves finished recordings; a
 // crash (the server killed) is repaired at the next start. Either way the recording becomes a video,
-// `broadcasting` ends false and `ended` fires once.
+// `broadcasting` ends false and `ended` fires once. A stop that cuts off the finish job while it
+// joins the pieces hands it back, and the next start makes the video; a writer that never ends is
+// killed once the stop's grace has passed.
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
-import { rmSync } from "node:fs";
-import { resolve } from "node:path";
+import { chmodSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { eq } from "drizzle-orm";
+import { openDatabase } from "../../src/db/client";
 import { liveBroadcasts } from "../../src/db/schema";
-import { ffprobeJson } from "../fixtures/media";
+import { createLogger } from "../../src/log";
+import { ffprobeJson, mediaTempDir, testMediaTools } from "../fixtures/media";
 import { basic, startTestAppliance, tempDir, waitFor } from "../helpers";
 import {
   LIVE_TEST_ENV, createLiveStream, ingest, parsePlaylist, publish, recordings, subscribeAll, waitBroadcasting, waitEncoded, webhookReceiver,
 } from "./live-support";
+import { realTimeFfmpeg } from "./vod-support";
 
 setDefaultTimeout(180_000);
 
@@ -32,15 +37,21 @@ test("a graceful stop ends the broadcast cleanly, the recording piece is whole, 
   await subscribeAll(first, key, hooks.url("/graceful"));
   const stream = await createLiveStream(first, key, { name: "Interrupted by an upgrade" });
   const pub = publish(ingest(first, stream.streamKey), 60);
+  // A deadline, not a speed claim: two ffmpegs starting on a loaded 2-core machine can take a while.
   await waitFor("three live segments", async () => {
     const res = await fetch(stream.assets.hls);
     return res.status === 200 && parsePlaylist(await res.text()).segments.length >= 3;
-  }, 20_000, 50);
+  }, 60_000, 50);
   const broadcast = first.ctx.db.select().from(liveBroadcasts).where(eq(liveBroadcasts.liveStreamId, stream.liveStreamId)).get()!;
   const piece = first.ctx.storage.localPath([first.projectId, "sandbox", "live", stream.liveStreamId, "broadcasts", broadcast.id, "p0001.ts"]);
 
   await first.stop();
   expect(await pub.exited).not.toBe(0); // the server let the publisher go
+  // The queue stopped before the broadcast ended: its finish job (due 1 s on) waits for the next
+  // start instead of joining pieces a stopping process would cut off.
+  const { sqlite } = openDatabase(`${dataDir}/vidhost.db`);
+  expect(sqlite.prepare("SELECT status, attempts FROM jobs WHERE kind = 'live.finish'").all()).toEqual([{ status: "queued", attempts: 0 }]);
+  sqlite.close();
   // The piece was flushed by its writer: a readable MPEG-TS of what was sent.
   const probe = await ffprobeJson(piece);
   expect(probe.streams.map((s) => s.codec_name).sort()).toEqual(["aac", "h264"]);
@@ -116,5 +127,66 @@ test("a server killed mid-broadcast: the next start sets broadcasting false, fir
     expect(count("/crash", "live-stream.broadcast.ended", stream!.liveStreamId)).toBe(1);
   } finally {
     await next.close();
+  }
+});
+
+// The first appliance's ffmpeg reads its input at native speed (-re), so joining the pieces takes
+// as long as the recording and the stop surely lands while the broadcast is "finalizing".
+test("a stop while the finish job joins the pieces: the next start takes the job over and makes the video", async () => {
+  const dataDir = tempDir();
+  dirs.push(dataDir);
+  const first = await startTestAppliance({ dataDir, env: { ...env, VIDHOST_FFMPEG: realTimeFfmpeg() } });
+  const key = first.sandboxKey;
+  await subscribeAll(first, key, hooks.url("/finalizing"));
+  const stream = await createLiveStream(first, key, { name: "Stopped while finishing" });
+  const pub = publish(ingest(first, stream.streamKey), 60);
+  await waitFor("three live segments", async () => {
+    const res = await fetch(stream.assets.hls);
+    return res.status === 200 && parsePlaylist(await res.text()).segments.length >= 3;
+  }, 60_000, 50);
+  expect((await first.api(key, "PUT", `/live-streams/${stream.liveStreamId}/complete`)).status).toBe(202);
+  expect(await pub.exited).not.toBe(0);
+  const broadcast = () => first.ctx.db.select().from(liveBroadcasts).where(eq(liveBroadcasts.liveStreamId, stream.liveStreamId)).get()!;
+  await waitFor("finalizing", () => broadcast().state === "finalizing", 60_000, 5);
+  await first.stop();
+  // The stop landed mid-join: the broadcast is left finalizing, its job handed back.
+  const { sqlite } = openDatabase(`${dataDir}/vidhost.db`);
+  expect(sqlite.prepare("SELECT state FROM live_broadcasts WHERE live_stream_id = ?").get(stream.liveStreamId)).toEqual({ state: "finalizing" });
+  expect(sqlite.prepare("SELECT status, attempts FROM jobs WHERE kind = 'live.finish'").all()).toEqual([{ status: "queued", attempts: 0 }]);
+  sqlite.close();
+
+  const second = await startTestAppliance({ dataDir, env });
+  try {
+    const [video] = await waitFor("the recording", async () => {
+      const list = await recordings(second, key, stream.liveStreamId);
+      return list.length ? list : null;
+    }, 60_000);
+    expect((await waitEncoded(second, key, video.videoId)).encoding.metadata.duration).toBeGreaterThanOrEqual(3);
+    await waitFor("the recorded event", () => count("/finalizing", "video.source.recorded", stream.liveStreamId) === 1);
+    expect(count("/finalizing", "live-stream.broadcast.ended", stream.liveStreamId)).toBe(1);
+  } finally {
+    await second.close();
+  }
+});
+
+// An "ffmpeg" that, once the real one has finished, turns into a sleep that outlasts the test: the
+// writer never ends by itself, so only the stop's kill (after its grace) lets the stop return.
+test("a writer that does not end after its input did is killed once the stop's grace has passed", async () => {
+  const lingering = join(mediaTempDir(), "ffmpeg-lingering");
+  writeFileSync(lingering, `#!/bin/sh\n${JSON.stringify(testMediaTools().ffmpeg)} "$@"\nexec sleep 600\n`);
+  chmodSync(lingering, 0o755);
+  const logs: string[] = [];
+  const app = await startTestAppliance({ env: { ...env, VIDHOST_FFMPEG: lingering }, log: createLogger("warn", (line) => logs.push(line)) });
+  const stream = await createLiveStream(app, app.sandboxKey, { name: "A writer that lingers" });
+  const pub = publish(ingest(app, stream.streamKey), 60);
+  try {
+    await waitFor("two live segments", async () => {
+      const res = await fetch(stream.assets.hls);
+      return res.status === 200 && parsePlaylist(await res.text()).segments.length >= 2;
+    }, 60_000, 50);
+    await app.close();
+    expect(logs.some((l) => l.includes("writers did not finish in time and were killed"))).toBe(true);
+  } finally {
+    pub.proc.kill("SIGKILL");
   }
 });
