@@ -4,7 +4,7 @@ import { h, mount } from "../dom";
 import type { DeliveryUsage, HostingUsage } from "../types";
 import type { ProjectView } from "./project";
 
-/** Hosting (minutes stored) and delivery (minutes served) of one environment, per day. */
+/** Hosting (minutes hosted) and delivery (minutes served) of one environment, per day. */
 export async function usageTab(view: ProjectView): Promise<void> {
   const charts = h("div", { class: "charts", "data-testid": "usage-charts" });
   let interval: "week" | "month" = "month";
@@ -19,7 +19,7 @@ export async function usageTab(view: ProjectView): Promise<void> {
     if (view.left) return;
     const days = hosting.items.map((i) => i.collected_on);
     mount(charts,
-      levelChart({ title: "Video stored", unit: "minutes", days, values: hosting.items.map((i) => i.video_duration_minutes), tone: "tone-a", label: "Stored" }),
+      levelChart({ title: "Video hosted", unit: "minutes", days, values: hosting.items.map((i) => i.video_duration_minutes), tone: "tone-a", label: "Hosted" }),
       barChart({
         title: "Delivered", unit: "minutes", days: delivery.items.map((i) => i.collected_on),
         series: [
@@ -40,7 +40,7 @@ export async function usageTab(view: ProjectView): Promise<void> {
     h("section", { class: "card" },
       h("div", { class: "live-head" }, h("h2", null, `${view.environment === "sandbox" ? "Sandbox" : "Production"} usage`),
         h("div", { class: "env-switch small" }, toggle("week", "7 days"), toggle("month", "30 days"))),
-      h("p", { class: "muted small" }, "Stored: minutes of encoded video held at the end of each day. Delivered: minutes of HLS segments and MP4 bytes served that day (UTC)."),
+      h("p", { class: "muted small" }, "Hosted: minutes of encoded video the API shows at the end of each day (discarded videos are not hosted). Delivered: minutes of HLS segments and MP4 bytes served that day (UTC)."),
       charts));
   await load();
 }
