@@ -160,6 +160,20 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * Waits until something listens on 127.0.0.1:`port`, read from /proc/net/tcp: a probing connection
+ * would be the one client `ffmpeg -listen 1` accepts.
+ */
+async function listening(port: number, timeoutMs = 10_000): Promise<void> {
+  const local = `0100007F:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await Bun.sleep(20)) {
+    const table = await Bun.file("/proc/net/tcp").text();
+    // Columns: sl, local_address, rem_address, st (0A = LISTEN).
+    if (table.split("\n").some((line) => { const c = line.trim().split(/\s+/); return c[1] === local && c[3] === "0A"; })) return;
+  }
+  throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`);
+}
+
 // ---- baseline: ffmpeg alone as RTMP server writing the same live HLS ----
 async function baseline() {
   const { liveIngestArgs } = await import("../src/media/args-live");
@@ -169,7 +183,7 @@ async function baseline() {
     video: "copy", audio: "copy", hlsDir: dir, segmentS: 1, listSize: 6, startNumber: 0, discontinuity: false, rungs: [], frameRate: 30,
   });
   const server = Bun.spawn(["ffmpeg", "-hide_banner", "-loglevel", "error", "-listen", "1", ...hlsArgs], { stdin: "ignore", stdout: "ignore", stderr: "inherit" });
-  await Bun.sleep(300); // ffmpeg -listen has no readiness signal; the publisher retries nothing
+  await listening(port); // ffmpeg -listen has no readiness signal, and the publisher retries nothing
   const spawnedAt = Date.now();
   const pub = publisher(`rtmp://127.0.0.1:${port}/live/b`, BASELINE_SECONDS);
   const playlist = join(dir, "source", "index.m3u8");
