@@ -1,5 +1,6 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { rmSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { ffprobeJson, mediaTempDir, testMediaTools } from "../../test/fixtures/media";
 import { concatList, liveIngestArgs, nextSegmentNumber, recordingConcatArgs, restreamArgs, restreamUrl, type LiveIngestOptions } from "./args-live";
@@ -115,6 +116,7 @@ describe("golden argument arrays", () => {
       "-map_metadata", "-1",
       "-c", "copy",
       "-flvflags", "no_duration_filesize",
+      "-rw_timeout", "10000000",
       "-f", "flv",
       "rtmp://a.example/live/key-1",
     ]);
@@ -168,6 +170,25 @@ test("real ffmpeg joins two recording pieces into one MP4 of their summed length
     expect(Number(probe.format.duration)).toBeGreaterThan(2.9);
     expect(Number(probe.format.duration)).toBeLessThan(3.2);
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("real ffmpeg: a restream to a server that never answers fails (to be retried) instead of hanging", async () => {
+  const tools = testMediaTools();
+  const dir = mediaTempDir();
+  // Takes the connection, then says nothing: the RTMP handshake waits for an answer.
+  const silent = createServer(() => {});
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  try {
+    const clip = join(dir, "clip.flv");
+    const make = Bun.spawn([tools.ffmpeg, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=1", "-c:v", "libx264", "-preset", "ultrafast", "-f", "flv", clip]);
+    expect(await make.exited).toBe(0);
+    const port = (silent.address() as AddressInfo).port;
+    const relay = runFfmpeg(tools, restreamArgs(clip, `rtmp://127.0.0.1:${port}/live/key`));
+    expect(await relay.then(() => "finished", (err: Error) => err.message)).toMatch(/RTMP handshake|timed out/i);
+  } finally {
+    silent.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

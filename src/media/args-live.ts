@@ -133,6 +133,9 @@ export function liveIngestArgs(input: string, o: LiveIngestOptions): string[] {
   return args;
 }
 
+/** How long a restream destination may leave a relay's reads or writes waiting. */
+export const RESTREAM_STALL_S = 10;
+
 /** ffmpeg arguments relaying the live stream (`input`) untouched to another RTMP(S) server. */
 export function restreamArgs(input: string, destination: string): string[] {
   return [
@@ -142,6 +145,9 @@ export function restreamArgs(input: string, destination: string): string[] {
     "-map_metadata", "-1", // nothing of ours leaks to the destination
     "-c", "copy", // a relay costs no encoding and adds no delay
     "-flvflags", "no_duration_filesize", // live: no trailer seek back to patch the header
+    // A destination that stops answering (handshake or writes) fails the relay, which is retried,
+    // instead of holding it and its process for ever: 10 s, in microseconds.
+    "-rw_timeout", String(RESTREAM_STALL_S * 1_000_000),
     "-f", "flv", // RTMP carries FLV
     destination,
   ];
