@@ -115,7 +115,12 @@ export function baseApp(app: AppContext, name: string, dialect: ErrorDialect = "
         failure = serverError();
       }
       // A Response, not a body: Elysia's listener-level error path (404, 405, 429) sends only a Response as is.
-      return json(failure.body(app.config.docsUrl, dialect), failure.status, { ...(set.headers as Record<string, string>), ...failure.fields.headers });
+      const answer = json(failure.body(app.config.docsUrl, dialect), failure.status, { ...(set.headers as Record<string, string>), ...failure.fields.headers });
+      // It carries every header and the status already: with `set` left as it is, Elysia would copy
+      // it into a new Response, its body as a stream, to merge them a second time.
+      set.headers = {};
+      set.status = 200;
+      return answer;
     });
   return root;
 }
