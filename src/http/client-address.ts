@@ -2,11 +2,11 @@
  * The client's address as Vidhost counts it (per-address rate limits, analytics viewers): the
  * socket's, or, when the socket is a trusted reverse proxy, the last X-Forwarded-For hop, the one
  * that proxy appended (earlier hops come from the client and prove nothing). `socketAddress` is ""
- * for a request handled in-process (the dashboard's forwarded API calls), which is as local as it gets.
+ * when the socket is unknown (a request handled in-process): "" it stays.
  */
 export function clientAddress(request: Request, socketAddress: string, trustedProxies: ReadonlySet<string>): string {
   const socket = socketAddress.replace(/^::ffff:/, "");
-  if (socket !== "" && !trustedProxies.has(socket)) return socket;
+  if (!trustedProxies.has(socket)) return socket;
   const forwarded = request.headers.get("x-forwarded-for");
   const hop = forwarded ? (forwarded.split(",").pop() ?? "").trim() : "";
   return hop || socket;
