@@ -4,7 +4,7 @@ import type { AppContext, ScopeCtx } from "../context";
 import { preparedQuery } from "../db/prepared";
 import { apiKeys, authTokens, projects } from "../db/schema";
 import { invalidCredentials, unauthorized } from "../http/errors";
-import { newId, newSecret } from "../ids";
+import { newSecret } from "../ids";
 import { constantTimeEqual, sha256Hex } from "../security";
 import type { CachedKey, CachedToken } from "./key-cache";
 

@@ -1,6 +1,6 @@
 // The engines against local stand-ins of the servers and tools they call: what Vidhost sends
 // (model, audio file, prompt) and how it takes 500s, timeouts, malformed answers and crashes.
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeClip, mediaTempDir, testMediaTools } from "../../test/fixtures/media";

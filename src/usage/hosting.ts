@@ -43,7 +43,7 @@ export function snapshotHosting(app: AppContext): number {
   const day = utcDay(app.clock.now());
   const totals = new Map<string, { projectId: string; environment: Environment; seconds: number }>();
   for (const v of storedVideos(app)) {
-    if (v.discardedDay !== null) continue;
+    if (!hostedOn(v, day)) continue;
     const key = `${v.projectId}/${v.environment}`;
     const total = totals.get(key) ?? { projectId: v.projectId, environment: v.environment, seconds: 0 };
     total.seconds += v.seconds;

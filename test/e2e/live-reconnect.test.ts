@@ -1,7 +1,7 @@
 // The reconnect window: a broadcaster that comes back within VIDHOST_LIVE_RECONNECT_S continues the
 // same broadcast and recording; later, it is a new broadcast with its own recording.
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { startTestAppliance, waitFor, type TestAppliance } from "../helpers";
+import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
+import { startTestAppliance, waitFor } from "../helpers";
 import {
   LIVE_TEST_ENV, createLiveStream, ingest, parsePlaylist, publish, recordings, subscribeAll, waitBroadcasting, waitEncoded, webhookReceiver,
 } from "./live-support";

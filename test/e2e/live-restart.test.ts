@@ -13,7 +13,7 @@ import { createLogger } from "../../src/log";
 import { ffprobeJson, mediaTempDir, testMediaTools } from "../fixtures/media";
 import { basic, startTestAppliance, tempDir, waitFor } from "../helpers";
 import {
-  LIVE_TEST_ENV, createLiveStream, ingest, parsePlaylist, publish, recordings, subscribeAll, waitBroadcasting, waitEncoded, webhookReceiver,
+  LIVE_TEST_ENV, createLiveStream, ingest, parsePlaylist, publish, recordings, subscribeAll, waitEncoded, webhookReceiver,
 } from "./live-support";
 import { realTimeFfmpeg } from "./vod-support";
 

@@ -1,7 +1,6 @@
 // Uploads under bad conditions: a body cut off mid-chunk (the socket closed, or the client's body
 // stream failing), retried chunks, and a 300 MiB upload whose server memory must stay flat.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { createHash } from "node:crypto";
 import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { mediaTempDir } from "../fixtures/media";
