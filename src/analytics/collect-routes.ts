@@ -1,9 +1,8 @@
 import { Elysia, t } from "elysia";
 import type { Environment } from "../config";
 import type { AppContext } from "../context";
-import { streamedBody } from "../http/app";
-import { clientAddress } from "../http/client-address";
-import { ApiError, notFound, payloadTooLarge, tooManyRequests } from "../http/errors";
+import { readBoundedText, streamedBody } from "../http/app";
+import { invalidPayload, notFound, tooManyRequests } from "../http/errors";
 import { RateLimiter } from "../http/rate-limit";
 import { errorBody } from "../http/schemas";
 import { parseReport, recordReport, REPORT_MAX_BYTES } from "./collect";
@@ -11,30 +10,21 @@ import { parseReport, recordReport, REPORT_MAX_BYTES } from "./collect";
 /** Where the player pages post their events, on each environment's listener. */
 export const COLLECT_PATH = "/analytics/events";
 
-/** Reads at most REPORT_MAX_BYTES of the body (sendBeacon posts text/plain, so no JSON parser runs first). */
-async function readBounded(request: Request): Promise<string> {
-  if (Number(request.headers.get("content-length") ?? "0") > REPORT_MAX_BYTES) throw payloadTooLarge("8 KiB");
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of (request.body ?? []) as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > REPORT_MAX_BYTES) throw payloadTooLarge("8 KiB");
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-/** POST /analytics/events: no API key (players hold none); a media of another environment is a 404. */
-export function analyticsCollectRoutes(app: AppContext, environment: Environment) {
+/**
+ * POST /analytics/events: no API key (players hold none); a media of another environment is a 404.
+ * `addressOf` is the listener's client address (the socket's, or a trusted proxy's forwarded hop).
+ */
+export function analyticsCollectRoutes(app: AppContext, environment: Environment, addressOf: (request: Request) => string) {
   const limiter = new RateLimiter(60_000, app.clock);
   return new Elysia({ normalize: false })
     .use(streamedBody())
-    .post(COLLECT_PATH, async ({ request, server }) => {
-      const address = clientAddress(request, server?.requestIP(request)?.address ?? "", app.config.trustedProxies);
+    .post(COLLECT_PATH, async ({ request }) => {
+      const address = addressOf(request);
       const decision = limiter.hit(address, app.config.analyticsRateLimit);
       if (!decision.allowed) throw tooManyRequests(decision.retryAfterS);
-      const report = parseReport(await readBounded(request));
-      if (!report) throw new ApiError(400, "invalid-payload", "The payload is invalid.", { detail: "Expected a player event report." });
+      // sendBeacon posts text/plain, so no JSON parser has run: the body is read here, bounded.
+      const report = parseReport(await readBoundedText(request, REPORT_MAX_BYTES, "8 KiB"));
+      if (!report) throw invalidPayload("Expected a player event report.");
       const client = {
         userAgent: request.headers.get("user-agent") ?? "",
         address,

@@ -182,7 +182,9 @@ export function total(db: Db, statement: SQL): number {
 export function pageOf(db: Db, statement: SQL, order: { by: "k" | "v"; direction: "asc" | "desc" }, limit: number, offset: number): { rows: Row[]; count: number } {
   const direction = sql.raw(order.direction === "desc" ? "DESC" : "ASC");
   const tie = order.by === "v" ? sql`, k ASC` : sql``;
-  const rows = db.all<Row>(sql`SELECT k, v FROM (${statement}) ORDER BY ${sql.raw(order.by)} ${direction}${tie} LIMIT ${limit} OFFSET ${offset}`);
-  const count = db.all<{ n: number }>(sql`SELECT COUNT(*) AS n FROM (${statement})`)[0]?.n ?? 0;
-  return { rows, count };
+  // The count rides along with the page (a window over all rows), so the statement runs once; only a
+  // page past the end, which has no row to carry it, asks again.
+  const rows = db.all<Row & { n: number }>(sql`SELECT k, v, COUNT(*) OVER () AS n FROM (${statement}) ORDER BY ${sql.raw(order.by)} ${direction}${tie} LIMIT ${limit} OFFSET ${offset}`);
+  const count = rows.length ? rows[0].n : offset > 0 ? (db.all<{ n: number }>(sql`SELECT COUNT(*) AS n FROM (${statement})`)[0]?.n ?? 0) : 0;
+  return { rows: rows.map(({ k, v }) => ({ k, v })), count };
 }

@@ -48,20 +48,22 @@ function routeTable(routes: { method: string; path: string }[]) {
   }));
 }
 
-/** Reads a JSON body, refusing more than JSON_BODY_LIMIT bytes before buffering them. */
-async function readJson(request: Request): Promise<unknown> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > JSON_BODY_LIMIT) throw payloadTooLarge("1 MiB");
+/** Reads a small text body, refusing (413, naming `label`) more than `limit` bytes before buffering them. */
+export async function readBoundedText(request: Request, limit: number, label: string): Promise<string> {
+  if (Number(request.headers.get("content-length") ?? "0") > limit) throw payloadTooLarge(label);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  if (request.body) {
-    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-      size += chunk.byteLength;
-      if (size > JSON_BODY_LIMIT) throw payloadTooLarge("1 MiB");
-      chunks.push(chunk);
-    }
+  for await (const chunk of (request.body ?? []) as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > limit) throw payloadTooLarge(label);
+    chunks.push(chunk);
   }
-  const text = Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Reads a JSON body, refusing more than JSON_BODY_LIMIT bytes before buffering them. */
+async function readJson(request: Request): Promise<unknown> {
+  const text = await readBoundedText(request, JSON_BODY_LIMIT, "1 MiB");
   if (!text.trim()) return undefined;
   try {
     return JSON.parse(text);

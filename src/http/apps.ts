@@ -36,7 +36,8 @@ const health = t.Object({ status: t.Literal("ok") });
 /** The main API of one environment (production or sandbox listener). */
 export function mainApi(app: AppContext, environment: Environment) {
   // `api` is bound before any request arrives, so the gate can ask its server for a socket's address.
-  const gate = apiGate(app, environment, (request: Request): string => clientAddress(request, socketAddress(api, request), app.config.trustedProxies));
+  const addressOf = (request: Request): string => clientAddress(request, socketAddress(api, request), app.config.trustedProxies);
+  const gate = apiGate(app, environment, addressOf);
   const scoped = requireScope(gate);
   const api = baseApp(app, `api-${environment}`)
     // Destructured, not passed whole: Elysia builds only the context fields a hook names (and `server`
@@ -71,7 +72,7 @@ export function mainApi(app: AppContext, environment: Environment) {
     .use(playerRoutes(scoped)).use(playerAssetRoutes(app, environment))
     .use(assetRoutes())
     .use(analyticsRoutes(scoped))
-    .use(analyticsCollectRoutes(app, environment));
+    .use(analyticsCollectRoutes(app, environment, addressOf));
   return api;
 }
 
