@@ -3,6 +3,8 @@
 // frame), end, a heartbeat with the seconds watched every 10 s while watching, and a last heartbeat
 // through navigator.sendBeacon when the page is hidden or left.
 
+import { scriptJson } from "../delivery/script-json";
+
 /** What the reporter needs: where to post and which media this page plays. */
 export interface BeaconConfig {
   url: string;
@@ -11,9 +13,8 @@ export interface BeaconConfig {
 
 /** The inline script for a player page (its hash goes into the page's CSP). */
 export function beaconScript(cfg: BeaconConfig): string {
-  const json = JSON.stringify(cfg).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   // `.call(…)`, not `(…)(…);`: pages are read by tests that find the player's own `})({config});` by that shape.
-  return `(${reporter.toString()}).call(null, ${json})`;
+  return `(${REPORTER_SOURCE}).call(null, ${scriptJson(cfg)})`;
 }
 
 // Runs in the browser: serialised with toString(), so it must not reference anything outside itself.
@@ -85,3 +86,6 @@ function reporter(c: BeaconConfig): void {
   });
   send([{ type: "impression" }]);
 }
+
+/** The reporter's source, serialised once (it never changes). */
+const REPORTER_SOURCE = reporter.toString();

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import type Hls from "hls.js";
 import type { HlsConfig } from "hls.js";
 import { beaconScript, type BeaconConfig } from "../analytics/beacon";
+import { scriptJson } from "./script-json";
 
 /** What the server knows when it renders a player page. */
 export interface PlayerPageOptions {
@@ -54,7 +55,7 @@ color:var(--theme-text,#fff);background:var(--theme-backgroundBottom,rgba(0,0,0,
 export function renderPlayerPage(opts: PlayerPageOptions): string {
   const chapters = opts.chapters ?? [];
   const config: ClientConfig = { hlsUrl: opts.hlsUrl, hlsJsUrl: opts.hlsJsUrl, live: opts.live, theme: opts.theme ?? {}, chapters };
-  const script = `(${playerMain.toString()})(${scriptJson(config)});`;
+  const script = `(${PLAYER_SOURCE})(${scriptJson(config)});`;
   const beacon = opts.analytics ? beaconScript(opts.analytics) : null;
   const csp = contentSecurityPolicy(opts, beacon ? `${sha256(script)} ${sha256(beacon)}` : sha256(script), sha256(STYLE));
   const title = escapeHtml(opts.title);
@@ -104,12 +105,6 @@ export function iframeSnippet(playerUrl: string): string {
 /** Escapes text for HTML element content and double- or single-quoted attributes. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-// JSON inside <script>: `<`, `>` and `&` as \u escapes so no `</script>` or `<!--` can end or
-// bend the element; U+2028/2029 escaped for engines that once treated them as line ends.
-function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function sha256(text: string): string {
@@ -342,3 +337,6 @@ function playerMain(c: ClientConfig): void {
   setState("loading");
   probe();
 }
+
+/** The player's source, serialised once (it never changes). */
+const PLAYER_SOURCE = playerMain.toString();
