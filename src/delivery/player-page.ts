@@ -19,7 +19,7 @@ export interface PageMedia extends Pick<PlayerPageOptions, "title" | "hlsUrl" | 
  * page is then private and never stored.
  */
 export function playerPageResponse(app: AppContext, environment: Environment, pass: Pass, media: PageMedia): Response {
-  const origin = environment === "sandbox" ? app.urls.sandbox : app.urls.production;
+  const origin = app.urls[environment];
   const session = settle(app, pass, true);
   const withAvh = (url: string) => (session ? `${url}?avh=${session}` : url);
   const html = renderPlayerPage({

@@ -57,6 +57,10 @@ export const invalidPayload = (detail = "The request body could not be read as J
 export const payloadTooLarge = (limit: string) =>
   new ApiError(413, "payload-too-large", "The payload is too large.", { detail: `Request bodies of this kind are limited to ${limit}.` });
 
+/** 400 `uploaded-file-invalid-file`: the uploaded file is not what the route takes (its `file` field named). */
+export const invalidFile = (detail: string, title = "The uploaded file is not a supported image.") =>
+  new ApiError(400, "uploaded-file-invalid-file", title, { name: "file", detail });
+
 export const notFound = (name: string) => new ApiError(404, "resource-not-found", "The requested resource could not be found.", { name });
 
 export const unrecognizedUrl = () => new ApiError(404, "unrecognized-request-url", "Unrecognized request URL.");

@@ -27,7 +27,7 @@ export const hlsKey = (b: BroadcastRow, ...rest: string[]) =>
 
 /** Base URL of a live stream's public assets on its environment's listener: `{base}.m3u8`, `{base}` (player). */
 export function liveBase(app: Pick<AppContext, "urls">, environment: Environment, liveStreamId: string): string {
-  return `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}/live/${liveStreamId}`;
+  return `${app.urls[environment]}/live/${liveStreamId}`;
 }
 
 /** The ingest URL broadcasters push to (api.video's shape: the key is the stream name of application `s`). */

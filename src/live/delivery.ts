@@ -21,12 +21,12 @@ const BROADCAST = /^bc[0-9A-Za-z]{22}$/;
 const SEGMENT = /^seg_\d{5,}\.ts$/;
 
 /** By id on its own environment's listener; a private stream only to a token or `avh` session holder (else the same 404). */
-function deliverable(app: AppContext, environment: Environment, liveStreamId: string, access: Access, name = "liveStreamId"): { stream: LiveStreamRow; pass: Pass } {
+function deliverable(app: AppContext, environment: Environment, liveStreamId: string, access: Access): { stream: LiveStreamRow; pass: Pass } {
   const row = ID.test(liveStreamId)
     ? app.db.select().from(liveStreams).where(and(eq(liveStreams.id, liveStreamId), eq(liveStreams.environment, environment))).get()
     : undefined;
-  if (!row) throw notFound(name);
-  return { stream: row, pass: admit(app, row, access, name) };
+  if (!row) throw notFound("liveStreamId");
+  return { stream: row, pass: admit(app, row, access, "liveStreamId") };
 }
 
 /** A private stream's playlist with its URIs carrying the session (as served at `path`). */

@@ -11,7 +11,7 @@ export const playerKey = (p: { projectId: string; environment: Environment; id: 
 
 /** Where a player's logo is served, on its environment's listener: one URL whatever the logo's format. */
 export function logoUrl(app: Pick<AppContext, "urls">, environment: Environment, playerId: string): string {
-  return `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}/assets/players/${playerId}/logo`;
+  return `${app.urls[environment]}/assets/players/${playerId}/logo`;
 }
 
 /** The api.video player-theme object; `assets` holds the logo's URL and link once a logo is uploaded. */

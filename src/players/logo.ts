@@ -3,7 +3,7 @@ import { atom } from "../clock";
 import type { Environment } from "../config";
 import type { AppContext, ScopeCtx } from "../context";
 import { playerThemes } from "../db/schema";
-import { ApiError, invalidAttribute, notFound } from "../http/errors";
+import { ApiError, invalidAttribute, invalidFile, notFound } from "../http/errors";
 import type { UploadRequest } from "../uploads/receive";
 import { receiveThumbnail, type ImageRules } from "../videos/thumbnail";
 import { playerKey } from "./body";
@@ -23,7 +23,7 @@ const LOGO_RULES: ImageRules = {
   }),
 };
 
-const badFile = (title: string, detail: string) => new ApiError(400, "uploaded-file-invalid-file", title, { name: "file", detail });
+const badFile = (title: string, detail: string) => invalidFile(detail, title);
 
 // The optional `link` field: absent or empty means no link; otherwise an http(s) URL. The official
 // Node client sends the text "undefined" when called without a link (its `typeof link !== undefined`

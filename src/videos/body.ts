@@ -1,3 +1,4 @@
+import { atom } from "../clock";
 import type { Environment } from "../config";
 import type { AppContext } from "../context";
 import type { videos } from "../db/schema";
@@ -8,10 +9,8 @@ export type VideoRow = typeof videos.$inferSelect;
 
 /** Base URL of a video's public assets on its environment's listener. */
 export function vodBase(app: Pick<AppContext, "urls">, environment: Environment, videoId: string): string {
-  return `${environment === "sandbox" ? app.urls.sandbox : app.urls.production}/vod/${videoId}`;
+  return `${app.urls[environment]}/vod/${videoId}`;
 }
-
-const isoDate = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}+00:00`;
 
 type MintCtx = Pick<AppContext, "urls" | "db" | "clock" | "config">;
 
@@ -60,7 +59,7 @@ export function videoBody(app: MintCtx, row: VideoRow) {
     publishedAt: row.createdAt,
     updatedAt: row.updatedAt,
     discardedAt: row.discardedAt,
-    deletesAt: Number.isFinite(deletesAt) ? isoDate(deletesAt) : null,
+    deletesAt: Number.isFinite(deletesAt) ? atom(new Date(deletesAt)) : null,
     discarded,
     language: row.language,
     languageOrigin: row.languageOrigin,

@@ -1,13 +1,11 @@
 // POST /videos's write-only `watermark` and `clip` (reference §3, §8.2): checked with the other
 // attributes, stored on the row, and applied by the encode job when the source arrives.
 import type { ScopeCtx } from "../context";
-import { watermarks } from "../db/schema";
-import { and, eq } from "drizzle-orm";
 import { checkClip } from "../encoding/clip";
 import { invalidAttribute, invalidAttributes, invalidProblem, type Problem } from "../http/errors";
 import { newId } from "../ids";
 import { placementProblems, storedWatermark, type StoredWatermark, type WatermarkRequest } from "../watermarks/placement";
-import { watermarkKey, type WatermarkRow } from "../watermarks/service";
+import { watermarkInScope, watermarkKey, type WatermarkRow } from "../watermarks/service";
 import type { VideoRow } from "./body";
 import { inputProblems, videoKey, type VideoInput } from "./service";
 
@@ -17,8 +15,7 @@ export interface CreationExtras {
 }
 
 /** The storage key of a video's own copy of its watermark image. */
-export const videoWatermarkKey = (row: Pick<VideoRow, "projectId" | "environment" | "id">, format: string) =>
-  [row.projectId, row.environment, "videos", row.id, `watermark.${format}`] as const;
+export const videoWatermarkKey = (row: Pick<VideoRow, "projectId" | "environment" | "id">, format: string) => videoKey(row, `watermark.${format}`);
 
 /** The stored watermark of a video row, or null. */
 export const watermarkOf = (row: { watermark: string | null }): StoredWatermark | null => (row.watermark ? (JSON.parse(row.watermark) as StoredWatermark) : null);
@@ -27,7 +24,7 @@ export const watermarkOf = (row: { watermark: string | null }): StoredWatermark 
  * Checks `watermark` and `clip`: every problem (an id that is not one of this scope's watermarks is
  * a 400 on `watermark[id]`: POST /videos answers no 404), the column values, and the image to copy.
  */
-export function checkCreationExtras(ctx: ScopeCtx, input: CreationExtras): { problems: Problem[]; columns: Partial<VideoRow>; image: WatermarkRow | null } {
+function checkCreationExtras(ctx: ScopeCtx, input: CreationExtras): { problems: Problem[]; columns: Partial<VideoRow>; image: WatermarkRow | null } {
   const problems: Problem[] = [];
   const columns: Partial<VideoRow> = {};
   let image: WatermarkRow | null = null;
@@ -35,8 +32,7 @@ export function checkCreationExtras(ctx: ScopeCtx, input: CreationExtras): { pro
     problems.push(...placementProblems(input.watermark));
     const id = input.watermark.id;
     if (id) {
-      image = ctx.db.select().from(watermarks)
-        .where(and(eq(watermarks.id, id), eq(watermarks.projectId, ctx.projectId), eq(watermarks.environment, ctx.environment))).get() ?? null;
+      image = watermarkInScope(ctx, id) ?? null;
       if (!image) problems.push(invalidProblem("watermark[id]", "This attribute must be the id of one of your watermarks."));
     }
     if (image) columns.watermark = JSON.stringify(storedWatermark(input.watermark, image.id, image.format));
@@ -50,7 +46,7 @@ export function checkCreationExtras(ctx: ScopeCtx, input: CreationExtras): { pro
 }
 
 /** Copies the watermark image under the video: deleting the watermark later must not change videos given it. */
-export async function keepWatermarkImage(ctx: ScopeCtx, video: Pick<VideoRow, "projectId" | "environment" | "id">, image: WatermarkRow): Promise<void> {
+async function keepWatermarkImage(ctx: ScopeCtx, video: Pick<VideoRow, "projectId" | "environment" | "id">, image: WatermarkRow): Promise<void> {
   const blob = ctx.storage.get(watermarkKey(image));
   // Deleted between the check and now.
   if (!blob) throw invalidAttribute("watermark[id]", "This attribute must be the id of one of your watermarks.");

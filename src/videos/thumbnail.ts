@@ -5,7 +5,7 @@ import type { AppContext, ScopeCtx } from "../context";
 import { videos } from "../db/schema";
 import { clipStartS } from "../encoding/clip";
 import { SANDBOX_LIMIT_S } from "../encoding/sandbox";
-import { ApiError, invalidAttribute } from "../http/errors";
+import { ApiError, invalidAttribute, invalidFile } from "../http/errors";
 import { MediaError, runFfmpeg, type ProbeResult } from "../media/ffmpeg";
 import { thumbnailArgs, thumbnailTime } from "../media/args";
 import { parseTimecode } from "../media/timecode";
@@ -40,7 +40,7 @@ export interface ImageRules {
 const THUMBNAIL_RULES: ImageRules = {
   maxBytes: MAX_THUMBNAIL_BYTES,
   types: ["image/jpeg", "image/png", "image/webp"],
-  refused: () => new ApiError(400, "uploaded-file-invalid-file", "The uploaded file is not a supported image.", { name: "file", detail: "Thumbnails must be JPEG, PNG or WebP." }),
+  refused: () => invalidFile("Thumbnails must be JPEG, PNG or WebP."),
 };
 
 /** Receives an uploaded image into a temp file, refusing what `rules` do not allow (default: thumbnails, jpeg, png or webp up to 8 MiB). */

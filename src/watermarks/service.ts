@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, sql } from "drizzle-orm";
 import { atom } from "../clock";
 import type { ScopeCtx } from "../context";
 import { watermarks } from "../db/schema";
-import { ApiError, notFound } from "../http/errors";
+import { invalidFile, notFound } from "../http/errors";
 import { offsetOf, paginate, type Page } from "../http/pagination";
 import { newId } from "../ids";
 import { MediaError, runFfmpeg } from "../media/ffmpeg";
@@ -26,7 +26,7 @@ export const watermarkKey = (row: Pick<WatermarkRow, "projectId" | "environment"
 
 const body = (row: WatermarkRow) => ({ watermarkId: row.id, createdAt: row.createdAt });
 
-const invalidImage = (detail: string) => new ApiError(400, "uploaded-file-invalid-file", "The uploaded file is not a supported image.", { name: "file", detail });
+const invalidImage = (detail: string) => invalidFile(detail);
 
 const WATERMARK_RULES: ImageRules = {
   maxBytes: MAX_WATERMARK_BYTES,
@@ -93,10 +93,15 @@ export function listWatermarks(ctx: ScopeCtx, input: { url: string; page: Page; 
   return paginate(input.url, input.page, total, rows.map(body));
 }
 
-/** The watermark of this scope, or 404 naming `name` (another project's id looks unknown). */
-export function findWatermark(ctx: ScopeCtx, watermarkId: string, name = "watermarkId"): WatermarkRow {
-  const row = ctx.db.select().from(watermarks).where(and(inScope(ctx), eq(watermarks.id, watermarkId))).get();
-  if (!row) throw notFound(name);
+/** The watermark of this scope, or undefined (another project's id looks unknown). */
+export function watermarkInScope(ctx: ScopeCtx, watermarkId: string): WatermarkRow | undefined {
+  return ctx.db.select().from(watermarks).where(and(inScope(ctx), eq(watermarks.id, watermarkId))).get();
+}
+
+/** The watermark of this scope, or 404 naming `watermarkId`. */
+function findWatermark(ctx: ScopeCtx, watermarkId: string): WatermarkRow {
+  const row = watermarkInScope(ctx, watermarkId);
+  if (!row) throw notFound("watermarkId");
   return row;
 }
 
