@@ -11,15 +11,15 @@ import { receiveFile, type UploadRequest } from "../uploads/receive";
 import type { VideoRow } from "../videos/body";
 import { findVideo, videoKey } from "../videos/service";
 import { captionLanguage } from "./languages";
+import type { Tx } from "../db/client";
 
 /** Track files are text: 16 MiB is hours of dense subtitles. */
-export const MAX_VTT_BYTES = 16 * 1024 * 1024;
+const MAX_VTT_BYTES = 16 * 1024 * 1024;
 
 /** A kind of track: its folder in storage and its segment in URLs, both named after its table. */
 export type TrackKind = "captions" | "chapters";
 const TABLES = { captions, chapters } as const;
 type TrackRow<K extends TrackKind> = (typeof TABLES)[K]["$inferSelect"];
-type Tx = Parameters<Parameters<AppContext["db"]["transaction"]>[0]>[0];
 type Reader = Pick<AppContext["db"], "select">;
 
 /** Where a track's file lives (one per video, kind and language). */

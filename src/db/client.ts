@@ -6,6 +6,9 @@ import * as schema from "./schema";
 /** Drizzle over the one connection; `$client` is that better-sqlite3 connection, for the rare hand-written hot query. */
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
+/** The handle a `db.transaction` callback gets. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
 export interface Database_ {
   sqlite: Database.Database;
   db: Db;

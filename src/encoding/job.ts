@@ -16,7 +16,7 @@ import { renderThumbnail } from "../videos/thumbnail";
 import { videoWatermarkKey, watermarkOf } from "../videos/creation-extras";
 import { attempt, errorMessage, publishStaged, videoJobHandler } from "./attempt";
 import { clipOf, resolveClip } from "./clip";
-import { failEncoding, markEncoded, planRenditions, setStatus, type RenditionRow } from "./renditions";
+import { failEncoding, failUnprobed, markEncoded, planRenditions, setStatus, type RenditionRow } from "./renditions";
 import { SANDBOX_LIMIT_S, sandboxWatermark } from "./sandbox";
 
 /** Sources longer than this are refused (DESIGN.md: uploads of at most 1440 minutes). */
@@ -177,10 +177,8 @@ export function encodeHandler(app: AppContext): JobHandler<{ videoId: string }> 
         retry: (err) => !(err instanceof MediaError),
         logAs: "encoding failed",
         fail(reason) {
-          if (!app.db.select().from(videos).where(eq(videos.id, videoId)).get()?.probe) {
-            planRenditions(app, row, ladderFor({ width: 426, height: 240 }));
-          }
-          failEncoding(app, videoId, reason);
+          if (app.db.select().from(videos).where(eq(videos.id, videoId)).get()?.probe) failEncoding(app, videoId, reason);
+          else failUnprobed(app, row, reason);
         },
       }, async (stage) => {
         const result = await probe(app.media as MediaTools, source, run.signal);

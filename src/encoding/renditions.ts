@@ -2,7 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { atom } from "../clock";
 import type { AppContext } from "../context";
 import { renditions, videos } from "../db/schema";
-import type { Rendition } from "../media/ladder";
+import { ladderFor, type Rendition } from "../media/ladder";
 import type { VideoRow } from "../videos/body";
 import { emitEvent } from "../webhooks/events";
 
@@ -60,6 +60,15 @@ export function markEncoded(app: AppContext, row: VideoRow, done: { type: "hls" 
       tx.update(videos).set({ playable: true, updatedAt: atom(app.clock.now()) }).where(eq(videos.id, row.id)).run();
     }
   });
+}
+
+/**
+ * Fails a video whose source was never probed: one 240p rendition stands for the output that will
+ * never come (as api.video shows a bad upload), then every rendition fails with `reason`.
+ */
+export function failUnprobed(app: AppContext, row: VideoRow, reason: string): void {
+  planRenditions(app, row, ladderFor({ width: 426, height: 240 }));
+  failEncoding(app, row.id, reason);
 }
 
 /** Fails every rendition not yet encoded and records why, in words a user can act on. */

@@ -3,14 +3,13 @@
 // file), check it is a video, then hand it to the same step a finished upload uses, which stores it and
 // queues the encode. Failures end in a failed video with a reason in /status, like a bad upload.
 import { and, eq } from "drizzle-orm";
-import type { AppContext, ScopeCtx } from "../context";
+import type { AppContext } from "../context";
 import { videos } from "../db/schema";
-import { failEncoding, planRenditions } from "../encoding/renditions";
+import { failUnprobed } from "../encoding/renditions";
 import type { JobHandler } from "../jobs/queue";
 import { MediaError, probe } from "../media/ffmpeg";
-import { ladderFor } from "../media/ladder";
 import type { ExclusiveFile, StorageKey, TempFile } from "../media/storage";
-import { sourceArrived } from "../uploads/service";
+import { sourceArrived } from "../uploads/source";
 import type { VideoRow } from "../videos/body";
 import { IMPORT_JOB, videoKey } from "../videos/service";
 import { download, ImportError, type DownloadLimits } from "./download";
@@ -43,9 +42,7 @@ async function copySource(app: AppContext, row: VideoRow, from: string, temp: Te
 async function failImport(app: AppContext, videoId: string, reason: string): Promise<void> {
   const row = app.db.select().from(videos).where(eq(videos.id, videoId)).get();
   if (!row) return;
-  // Nothing was probed: one 240p rendition stands for the output that will never come (as for a bad upload).
-  planRenditions(app, row, ladderFor({ width: 426, height: 240 }));
-  failEncoding(app, videoId, reason);
+  failUnprobed(app, row, reason);
   await app.storage.delete(videoKey(row, "import"));
 }
 
@@ -95,9 +92,8 @@ async function handOver(app: AppContext, row: VideoRow, from: string, path: stri
     if (err instanceof MediaError && !signal.aborted) throw new MediaError(isCopy(from) ? err.reason : `The downloaded file is not a usable video: ${err.reason}`);
     throw err;
   }
-  const scope: ScopeCtx = { ...app, projectId: row.projectId, environment: row.environment, apiKeyId: "" };
   // Only the first attempt to finish moves its file in; a video deleted meanwhile takes none.
-  return sourceArrived(scope, row.id, file, size, null, (fresh) => fresh.ingestStatus === "ingesting", "ingested");
+  return sourceArrived(app, row.id, file, size, null, (fresh) => fresh.ingestStatus === "ingesting", "ingested");
 }
 
 /** Fetches, checks and hands over one import; throws ImportError or MediaError with a readable reason. */

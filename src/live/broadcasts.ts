@@ -8,6 +8,7 @@ import { jobs, liveBroadcasts, liveStreams } from "../db/schema";
 import { randomBase62 } from "../ids";
 import { emitEvent } from "../webhooks/events";
 import type { BroadcastRow, LiveStreamRow } from "./body";
+import type { Tx } from "../db/client";
 
 /** The durable job that turns a finished broadcast's recording into a video. */
 export const FINISH_JOB = "live.finish";
@@ -18,7 +19,6 @@ export interface FinishPayload {
   part: number;
 }
 
-type Tx = Parameters<Parameters<AppContext["db"]["transaction"]>[0]>[0];
 const scopeOf = (b: { projectId: string; environment: BroadcastRow["environment"] }) => ({ projectId: b.projectId, environment: b.environment });
 
 export function getBroadcast(app: AppContext, broadcastId: string): BroadcastRow | undefined {

@@ -2,7 +2,7 @@
 // "Summaries"): any OpenAI-compatible /v1/audio/transcriptions server, or a local whisper.cpp.
 import type { Cue } from "../captions/vtt";
 import type { Config } from "../config";
-import type { ChildTracker } from "../media/spawn";
+import type { AppContext } from "../context";
 import { openAiSpeech } from "./openai";
 import { whisperCppSpeech } from "./whisper-cpp";
 
@@ -22,8 +22,9 @@ export interface SpeechToText {
   transcribe(input: { audioPath: string; language: string | null; signal?: AbortSignal }): Promise<Transcript>;
 }
 
-/** The configured engine, or null when none is (transcripts then come from captions); `children` records whisper-cli runs. */
-export function speechEngine(config: Config, children?: ChildTracker): SpeechToText | null {
+/** The configured engine, or null when none is (transcripts then come from captions); `media`'s tracker records whisper-cli runs. */
+export function speechEngine(config: Config, media?: AppContext["media"]): SpeechToText | null {
+  const children = media && !("missing" in media) ? media.children : undefined;
   if (config.sttEngine === "openai") {
     return openAiSpeech({ url: config.sttUrl, key: config.sttKey, model: config.sttModel, timeoutMs: config.sttTimeoutMs });
   }

@@ -61,7 +61,7 @@ export async function captionTranscript(app: AppContext, row: VideoRow): Promise
 
 /** The transcript a summary is made from; engine failures throw EngineError. */
 export async function videoTranscript(app: AppContext, row: VideoRow, signal?: AbortSignal): Promise<TranscriptResult> {
-  const engine = speechEngine(app.config, "missing" in app.media ? undefined : app.media.children);
+  const engine = speechEngine(app.config, app.media);
   const hasAudio = probeOf(row)?.hasAudio ?? false;
   if (engine && hasAudio) {
     const heard = await transcribeSpeech(app, engine, row, row.language, signal);

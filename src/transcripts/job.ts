@@ -39,7 +39,7 @@ async function dropOtherTranscripts(app: AppContext, video: VideoRow, keep: stri
 
 /** Transcribes the video and stores the caption; the outcome's reason says why when there is none. */
 async function transcribe(app: AppContext, video: VideoRow, signal: AbortSignal): Promise<JobOutcome> {
-  const engine = speechEngine(app.config, "missing" in app.media ? undefined : app.media.children);
+  const engine = speechEngine(app.config, app.media);
   if (!engine) return { status: "failure", error: "No speech-to-text engine is configured (VIDHOST_STT): transcripts need one." };
   const probe = video.probe ? (JSON.parse(video.probe) as ProbeResult) : null;
   if (!probe?.hasAudio) return { status: "failure", error: "unprocessable: the video has no audio track." };

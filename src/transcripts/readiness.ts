@@ -3,7 +3,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { jobs, renditions, videos } from "../db/schema";
-import { hasSource } from "../uploads/service";
+import { hasSource } from "../uploads/source";
 
 type Reader = Pick<Db, "select">;
 

@@ -8,7 +8,6 @@ import type { FileSink } from "./multipart";
 import { MAX_REQUEST_FILE_BYTES, receiveFile, type ReceivedFile, type UploadRequest } from "./receive";
 import { alreadyUploaded, hasSource, sourceArrived, stateOf } from "./source";
 
-export { hasSource, MAX_SOURCE_BYTES, sourceArrived } from "./source";
 
 /** A whole file in one request (no Content-Range). */
 async function storePlain(ctx: ScopeCtx, row: VideoRow, file: ReceivedFile) {

@@ -2,13 +2,14 @@
 // the freshest row, and the one transaction that makes a file the video's source.
 import { eq } from "drizzle-orm";
 import { atom } from "../clock";
-import type { ScopeCtx } from "../context";
+import type { AppContext } from "../context";
 import { videos } from "../db/schema";
 import { ApiError, notFound } from "../http/errors";
 import type { StorageKey } from "../media/storage";
 import type { VideoRow } from "../videos/body";
 import { ENCODE_JOB, videoKey } from "../videos/service";
 import { emptyUploadState, type UploadState } from "./content-range";
+import type { Tx } from "../db/client";
 
 /** Vidhost's ceiling for one video's source (DESIGN.md seed rules). */
 export const MAX_SOURCE_BYTES = 20 * 1024 ** 3;
@@ -32,7 +33,6 @@ export const stateOf = (row: VideoRow): UploadState => (row.uploadState ? JSON.p
 /** True once the video has its whole source (a ranged upload still in progress is `uploading`). */
 export const hasSource = (row: VideoRow): boolean => row.ingestStatus !== null && row.ingestStatus !== "uploading";
 
-export type Tx = Parameters<Parameters<ScopeCtx["db"]["transaction"]>[0]>[0];
 
 /** The row as it is now, inside the transaction; 404 when the video was deleted while its upload streamed in. */
 export function current(tx: Tx, videoId: string): VideoRow {
@@ -48,7 +48,7 @@ export function current(tx: Tx, videoId: string): VideoRow {
  * meanwhile gets no file and no job. Returns false when `check` declined; the caller then discards its file.
  */
 export function sourceArrived(
-  ctx: ScopeCtx, videoId: string, source: { commitSync(key: StorageKey): void }, filesize: number, state: UploadState | null, check: (fresh: VideoRow) => boolean,
+  ctx: Pick<AppContext, "db" | "clock" | "queue">, videoId: string, source: { commitSync(key: StorageKey): void }, filesize: number, state: UploadState | null, check: (fresh: VideoRow) => boolean,
   ingest: "uploaded" | "ingested" = "uploaded",
 ): boolean {
   const now = ctx.clock.now();
@@ -62,7 +62,7 @@ export function sourceArrived(
       sourceType: fresh.sourceType ?? "upload",
       uploadState: state ? JSON.stringify(state) : null,
       updatedAt: atom(now),
-      expiresAt: ctx.environment === "sandbox" ? now.getTime() + SANDBOX_RETENTION_MS : null,
+      expiresAt: fresh.environment === "sandbox" ? now.getTime() + SANDBOX_RETENTION_MS : null,
     }).where(eq(videos.id, videoId)).run();
     ctx.queue.enqueue(tx, ENCODE_JOB, { videoId }, { maxAttempts: 3 });
     return true;
