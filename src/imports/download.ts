@@ -119,11 +119,21 @@ export async function download(start: URL, sink: Sink, limits: DownloadLimits, s
   const onShutdown = () => abort(signal.reason);
   signal.addEventListener("abort", onShutdown, { once: true });
   const total = setTimeout(() => abort(new ImportError(`The download took longer than ${Math.round(limits.timeoutMs / 1000)} s.`, false)), limits.timeoutMs);
+  // Each chunk only notes the time; one timer, re-armed for what is left of the window, watches it
+  // (a timer per chunk would be hundreds of thousands for a large file).
+  let lastByte = Date.now();
   let idle: ReturnType<typeof setTimeout> | undefined;
-  const touch = () => {
-    clearTimeout(idle);
-    idle = setTimeout(() => abort(new ImportError(`The source server sent nothing for ${Math.round(limits.idleMs / 1000)} s.`, true)), limits.idleMs);
+  const watchIdle = (waitMs: number) => {
+    idle = setTimeout(() => {
+      const quietMs = Date.now() - lastByte;
+      if (quietMs >= limits.idleMs) abort(new ImportError(`The source server sent nothing for ${Math.round(limits.idleMs / 1000)} s.`, true));
+      else watchIdle(limits.idleMs - quietMs);
+    }, waitMs);
   };
+  const touch = () => {
+    lastByte = Date.now();
+  };
+  watchIdle(limits.idleMs);
   try {
     if (signal.aborted) throw signal.reason;
     let url = start;

@@ -9,13 +9,18 @@ export interface ProcIdentity {
   bootId: string;
 }
 
-/** The kernel's id for this boot: a pid and start time are only comparable within one boot. */
-export function bootId(): string | null {
+/** The kernel's id for this boot, read once (it cannot change while this process runs), or null without /proc. */
+const BOOT_ID: string | null = (() => {
   try {
     return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
   } catch {
     return null;
   }
+})();
+
+/** The kernel's id for this boot: a pid and start time are only comparable within one boot. */
+export function bootId(): string | null {
+  return BOOT_ID;
 }
 
 /** State (`R`, `S`, `Z`, …) and start time in clock ticks from /proc/<pid>/stat, or null when there is no such process. */
