@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { paginationSchema } from "../http/pagination";
+import { pageQuery, paginationSchema } from "../http/pagination";
 import { apiErrors } from "../http/schemas";
 import type { ScopePlugin } from "../http/scope";
 import { aggregatedMetric, metricsBreakdown, metricsOverTime } from "./service";
@@ -12,11 +12,7 @@ const timeQuery = {
   unique: t.Optional(t.String({ description: "true: count viewers (address + User-Agent, per day) instead of sessions; ccv and view only" })),
   viewDuration: t.Optional(t.String({ description: "3s, 5s (default), 10s or 30s; view only" })),
 };
-const listQuery = {
-  sortOrder: t.Optional(t.String()),
-  currentPage: t.Optional(t.String()),
-  pageSize: t.Optional(t.String()),
-};
+const listQuery = { sortOrder: t.Optional(t.String()), ...pageQuery };
 const timeframe = t.Object({ from: t.String(), to: t.String() });
 const tags = ["Analytics"];
 

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Environment } from "../config";
 import type { AppContext } from "../context";
 import { streamedBody } from "../http/app";
-import { paginationSchema } from "../http/pagination";
+import { pageQuery, paginationSchema } from "../http/pagination";
 import { apiErrors, errorBody } from "../http/schemas";
 import type { ScopePlugin } from "../http/scope";
 import { deleteLogo, logoFile, uploadLogo } from "./logo";
@@ -48,9 +48,7 @@ export function playerRoutes(scoped: ScopePlugin) {
       detail: { summary: "Create a player theme (colours and flags not given get api.video's defaults)", tags },
     })
     .get("", ({ scope, query, request }) => listPlayers(scope, { url: request.url, query }), {
-      query: t.Object({
-        sortBy: t.Optional(t.String()), sortOrder: t.Optional(t.String()), currentPage: t.Optional(t.String()), pageSize: t.Optional(t.String()),
-      }, { additionalProperties: false }),
+      query: t.Object({ sortBy: t.Optional(t.String()), sortOrder: t.Optional(t.String()), ...pageQuery }, { additionalProperties: false }),
       response: { 200: t.Object({ data: t.Array(playerSchema), pagination: paginationSchema }), ...apiErrors },
       detail: { summary: "List player themes (sortBy=name|createdAt|updatedAt, sortOrder)", tags },
     })
