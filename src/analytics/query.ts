@@ -30,7 +30,12 @@ export interface Timeframe {
 export const invalidQuery = (name: string, detail: string) =>
   new ApiError(400, "request-invalid-query-parameter", "A query parameter is invalid.", { name, detail });
 
-const ARRAY_FILTERS = ["mediaId", "continent", "country", "deviceType", "operatingSystem", "browser", "referrer"] as const;
+/** The filterBy keys that take a list, and the analytics_events column each one matches. */
+export const LIST_FILTER_COLUMNS = {
+  mediaId: "media_id", continent: "continent", country: "country", deviceType: "device_type",
+  operatingSystem: "operating_system", browser: "browser", referrer: "referrer",
+} as const;
+type ListFilter = keyof typeof LIST_FILTER_COLUMNS;
 const CONTINENTS = ["AS", "AF", "NA", "SA", "AN", "EU", "AZ", "OC"];
 const REFERRER_MAX = 2048;
 
@@ -148,7 +153,7 @@ export function filters(q: RawQuery, playTotal: boolean): Filters {
     } else if (key === "tag") {
       if (values.length !== 1) throw invalidQuery(name, "This filter accepts a single value.");
       out.tag = values[0];
-    } else if ((ARRAY_FILTERS as readonly string[]).includes(key)) {
+    } else if (Object.hasOwn(LIST_FILTER_COLUMNS, key)) {
       let list = values;
       if (key === "referrer") list = values.map(referrerValue);
       if (key === "continent") {
@@ -157,7 +162,7 @@ export function filters(q: RawQuery, playTotal: boolean): Filters {
         // api.video's AZ is GeoNames' OC (Oceania), which is what events store.
         list = values.map((v) => (v === "AZ" ? "OC" : v));
       }
-      out[key as (typeof ARRAY_FILTERS)[number]] = [...new Set(list)];
+      out[key as ListFilter] = [...new Set(list)];
     } else {
       throw invalidQuery(name, "This filter does not exist; use mediaId, mediaType, continent, country, deviceType, operatingSystem, browser, tag or referrer.");
     }

@@ -4,7 +4,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Environment } from "../config";
 import type { Db } from "../db/client";
-import { DAY_MS, type Filters, type Timeframe } from "./query";
+import { DAY_MS, LIST_FILTER_COLUMNS, type Filters, type Timeframe } from "./query";
 
 /** How a metric's rows are grouped. */
 export type Grouping = { by: "all" } | { by: "dimension"; column: DimensionColumn } | { by: "bucket"; sizeMs: number };
@@ -43,12 +43,8 @@ const inList = (column: string, values: string[]) => sql`${sql.raw(column)} IN (
 /** The filterBy conditions on analytics_events columns (tag: a video of this scope carrying it). */
 function filterConditions(scope: Scope, f: Filters): SQL[] {
   const out: SQL[] = [];
-  const lists: [keyof Filters, string][] = [
-    ["mediaId", "media_id"], ["continent", "continent"], ["country", "country"], ["deviceType", "device_type"],
-    ["operatingSystem", "operating_system"], ["browser", "browser"], ["referrer", "referrer"],
-  ];
-  for (const [key, column] of lists) {
-    const values = f[key] as string[] | undefined;
+  for (const [key, column] of Object.entries(LIST_FILTER_COLUMNS)) {
+    const values = f[key as keyof typeof LIST_FILTER_COLUMNS];
     if (values?.length) out.push(inList(column, values));
   }
   if (f.mediaType) out.push(sql`media_type = ${f.mediaType}`);

@@ -85,7 +85,7 @@ export async function attempt(app: AppContext, row: VideoRow, run: JobRun, rules
  */
 export async function publishStaged(app: AppContext, row: VideoRow, stage: StorageKey, from: string[], to: string[]): Promise<void> {
   await app.storage.delete(videoKey(row, ...to));
-  await app.storage.move([...stage, ...from], videoKey(row, ...to));
+  app.storage.move([...stage, ...from], videoKey(row, ...to));
 }
 
 /** An error's message, for a failure's reason. */

@@ -23,8 +23,8 @@ export interface Storage {
   localDir(key: StorageKey): string;
   /** A temporary file being written; `commit` moves it under `key`, `discard` removes it. */
   tempFile(): TempFile;
-  /** Moves one object to another key. */
-  move(from: StorageKey, to: StorageKey): Promise<void>;
+  /** Moves one object to another key (a rename, so synchronous: callers may rely on nothing running in between). */
+  move(from: StorageKey, to: StorageKey): void;
   /**
    * Positional writes into `key` (created if missing) by one holder at a time: null while another
    * holds it, unless `takeOver`, which stops that holder (its later writes throw).
@@ -228,7 +228,7 @@ export function localStorage(dataDir: string): Storage {
       return path;
     },
     tempFile,
-    async move(from, to) {
+    move(from, to) {
       const target = pathOf(to);
       mkdirSync(dirname(target), { recursive: true });
       renameSync(pathOf(from), target);

@@ -56,8 +56,7 @@ export function tokenSession(app: Ctx, pass: Pass, access: Access): { session_to
   return { session_token: settle(app, pass, !access.head) ?? "" };
 }
 
-/** Reads the access fields of a delivery request. */
-export function accessOf(request: Request, token?: string): Access {
-  const avh = new URL(request.url).searchParams.get("avh") ?? undefined;
-  return { token, avh, head: request.method === "HEAD" };
+/** Reads the access fields of a delivery request from its already-parsed query. */
+export function accessOf(request: Request, query: { avh?: string }, token?: string): Access {
+  return { token, avh: query.avh, head: request.method === "HEAD" };
 }

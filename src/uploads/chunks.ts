@@ -128,9 +128,7 @@ async function finishUpload(ctx: ScopeCtx, row: VideoRow, state: UploadState): P
   if (pieces.some((p) => p.inPlace) && storage.size(partial) === null) {
     // Only a crash between moving the finished file and recording it gets here: take it back.
     if (storage.size(videoKey(row, "source")) === null) throw new Error(`the partial source of ${row.id} is missing`);
-    const moved = storage.openExclusive(videoKey(row, "source"), true)!;
-    moved.commitSync(partial);
-    moved.close();
+    storage.move(videoKey(row, "source"), partial);
   }
   const file = storage.openExclusive(partial, true)!;
   try {

@@ -89,7 +89,7 @@ export async function renderThumbnail(app: AppContext, row: VideoRow, atS: numbe
     await runFfmpeg(app.media, thumbnailArgs(app.storage.localPath(videoKey(row, "source")), inSource, app.storage.localPath(temp, true)), { signal: opts.signal, nice: true });
     if (app.storage.size(temp) === null) throw new MediaError(`ffmpeg found no frame at ${at} s for the thumbnail`);
     if (opts.keep && !opts.keep()) return false;
-    await app.storage.move(temp, videoKey(row, "thumbnail"));
+    app.storage.move(temp, videoKey(row, "thumbnail"));
   } finally {
     await app.storage.delete(temp);
   }

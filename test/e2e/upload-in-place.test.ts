@@ -2,8 +2,10 @@
 // the video's partial source, so completing the upload moves that file (same inode) instead of
 // copying it; other chunks (after a gap, or arriving while another request holds the partial
 // source) are stored on their own and copied in at completion. Also: a request still writing when
-// the upload completes is stopped, and an upload survives a restart between chunks.
+// the upload completes is stopped, and an upload survives a restart between chunks or a crash
+// while completing.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { mediaTempDir } from "../fixtures/media";
@@ -204,6 +206,42 @@ test("an upload continues after a restart between chunks", async () => {
     expect(u.partialSize()).toBe(M);
     expect((await statusOf(second, sandboxKey, videoId)).ingest).toMatchObject({ status: "uploading", receivedParts: { parts: [1, 3], total: 3 } });
     expect((await u.send(chunks[1])).status).toBe(201);
+    expect(await sha256File(u.source())).toBe(sha256(bytes));
+    expect((await statusOf(second, sandboxKey, videoId)).ingest).toMatchObject({ status: "uploaded", filesize: total });
+    expect(u.chunkFiles()).toEqual([]);
+  } finally {
+    await first?.close();
+    await second?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test("a crash after the finished source was moved but before it was recorded: the retried last chunk takes it back", async () => {
+  const dataDir = mediaTempDir();
+  let first: TestAppliance | undefined;
+  let second: TestAppliance | undefined;
+  try {
+    first = await startTestAppliance({ dataDir, env: UNLIMITED });
+    const { sandboxKey, projectId } = first;
+    const on = () => second ?? first!;
+    const { bytes, total, chunks } = original();
+    const videoId = await newVideo("moved", first, sandboxKey);
+    const u = upload(on, () => sandboxKey, () => projectId, videoId, "bytes");
+    await first.ctx.queue.stop();
+    for (const chunk of chunks) expect((await u.send(chunk)).status).toBe(201);
+    const [source, partial] = [u.source(), partialPath(first, projectId, "sandbox", videoId)];
+    await first.close();
+    first = undefined;
+    // What the crash leaves: the rename happened, the transaction recording it (and its encode job) did not.
+    const sqlite = new Database(join(dataDir, "vidhost.db"));
+    sqlite.query("UPDATE videos SET ingest_status = 'uploading', filesize = NULL, source_type = NULL WHERE id = ?").run(videoId);
+    sqlite.query("DELETE FROM jobs WHERE json_extract(payload, '$.videoId') = ?").run(videoId);
+    sqlite.close();
+    expect([existsSync(source), existsSync(partial)]).toEqual([true, false]);
+
+    second = await startTestAppliance({ dataDir, env: UNLIMITED });
+    expect((await statusOf(second, sandboxKey, videoId)).ingest?.status).toBe("uploading");
+    expect((await u.send(chunks[2])).status).toBe(201);
     expect(await sha256File(u.source())).toBe(sha256(bytes));
     expect((await statusOf(second, sandboxKey, videoId)).ingest).toMatchObject({ status: "uploaded", filesize: total });
     expect(u.chunkFiles()).toEqual([]);
