@@ -1,5 +1,6 @@
-// What the encode and the MP4 job do alike: the handler of a job on one video, and an attempt that
-// runs ffmpeg in a folder of its own and settles the job the same way when it throws.
+// What the encode, MP4 and import jobs do alike: the handler of a job on one video, how a throw
+// settles the job (another attempt or the failure shown), and an attempt that runs ffmpeg in a
+// folder of its own.
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { videos } from "../db/schema";
@@ -14,21 +15,25 @@ const RETRY_MS = 5000;
 
 export interface VideoJob {
   /** Shows a failure where users see it (the video's renditions and status). */
-  fail(videoId: string, reason: string): void;
+  fail(videoId: string, reason: string): void | Promise<void>;
+  /** How many run at once; `encodingConcurrency` unless given. */
+  concurrency?: number;
   /** What `fail` shows when every attempt died with its process (e.g. out of memory): never leave a rendition "encoding" forever. */
   lostReason: string;
   /** One attempt on the video's row. */
   run(row: VideoRow, run: JobRun): Promise<JobOutcome>;
 }
 
-/** The handler of a video job: as many at once as `encodingConcurrency`, a one-minute lease, skipped once the video is deleted. */
+/** The handler of a video job: as many at once as `encodingConcurrency` (unless told), a one-minute lease, skipped once the video is deleted. */
 export function videoJobHandler(app: AppContext, kind: string, job: VideoJob): JobHandler<{ videoId: string }> {
   return {
     kind,
-    concurrency: app.config.encodingConcurrency,
+    concurrency: job.concurrency ?? app.config.encodingConcurrency,
     leaseMs: 60_000,
     giveUp({ videoId }) {
-      job.fail(videoId, job.lostReason);
+      // The queue's giveUp is synchronous: what `fail` still has to do afterwards (remove files) is only logged if it fails.
+      Promise.resolve(job.fail(videoId, job.lostReason))
+        .catch((err) => app.log.warn("recording a lost job's failure failed", { kind, videoId, error: errorMessage(err) }));
     },
     async run({ videoId }, run) {
       const row = app.db.select().from(videos).where(eq(videos.id, videoId)).get();
@@ -38,44 +43,63 @@ export function videoJobHandler(app: AppContext, kind: string, job: VideoJob): J
   };
 }
 
-export interface AttemptRules {
+export interface SettleRules {
+  /** What users are told, from what the work threw. */
+  reason(err: unknown): string;
+  /** Whether another attempt may do better (given while attempts remain). */
+  retry(err: unknown): boolean;
+  /** How long after the failed attempt `attempt` the next one starts; RETRY_MS unless given. */
+  retryDelayMs?(attempt: number): number;
+  /** Logs each failed attempt as a warning with this message. */
+  logAs?: string;
+  /** Shows the reason of the last failed attempt (or one not retried). */
+  fail(reason: string): void | Promise<void>;
+}
+
+export interface AttemptRules extends SettleRules {
   /** Starts the attempt folder's name, before the attempt number. */
   label: string;
   /** Deletes the folders of earlier attempts first: whatever wrote there was killed (or its process died). */
   clearEarlier?: boolean;
-  /** What users are told, from what `work` threw. */
-  reason(err: unknown): string;
-  /** Whether another attempt may do better (given while attempts remain). */
-  retry(err: unknown): boolean;
-  /** Logs each failed attempt as a warning with this message. */
-  logAs?: string;
-  /** Shows the reason of the last failed attempt (or one not retried). */
-  fail(reason: string): void;
+}
+
+/**
+ * Runs `work` and settles the job by what happened: success, "stopped" when it was aborted (a
+ * shutdown is no failure), another attempt when the rules allow, else the failure, shown first.
+ */
+export async function settle(app: AppContext, videoId: string, run: JobRun, rules: SettleRules, work: () => Promise<unknown>): Promise<JobOutcome> {
+  try {
+    await work();
+    return { status: "success" };
+  } catch (err) {
+    if (run.signal.aborted) return { status: "failure", error: "stopped" };
+    const reason = rules.reason(err);
+    if (rules.logAs) app.log.warn(rules.logAs, { videoId, attempt: run.attempt, reason });
+    if (rules.retry(err) && run.attempt < run.maxAttempts) {
+      return { status: "retry", delayMs: rules.retryDelayMs?.(run.attempt) ?? RETRY_MS, error: reason };
+    }
+    await rules.fail(reason);
+    return { status: "failure", error: reason };
+  }
 }
 
 /**
  * Runs `work` with a fresh attempt folder of the video, which only this attempt's ffmpeg writes to
- * (see publishStaged) and which is removed afterwards, whatever happened. A throw settles the job:
- * "stopped" when it was aborted (a shutdown is no failure), another attempt when the rules allow,
- * else the failure, shown first.
+ * (see publishStaged) and which is removed afterwards, whatever happened; settles as `settle` does.
  */
 export async function attempt(app: AppContext, row: VideoRow, run: JobRun, rules: AttemptRules, work: (stage: StorageKey) => Promise<void>): Promise<JobOutcome> {
   if (rules.clearEarlier) await app.storage.delete(videoKey(row, "attempts"));
   const stage = videoKey(row, "attempts", `${rules.label}${run.attempt}-${randomBase62(8)}`);
-  try {
-    await work(stage);
+  return settle(app, row.id, run, rules, async () => {
+    try {
+      await work(stage);
+    } catch (err) {
+      // Cleared before the failure is visible, so the job settles as soon as the status says so.
+      await app.storage.delete(stage).catch(() => {});
+      throw err;
+    }
     await app.storage.delete(stage);
-    return { status: "success" };
-  } catch (err) {
-    // Cleared before the failure is visible, so the job settles as soon as the status says so.
-    await app.storage.delete(stage).catch(() => {});
-    if (run.signal.aborted) return { status: "failure", error: "stopped" };
-    const reason = rules.reason(err);
-    if (rules.logAs) app.log.warn(rules.logAs, { videoId: row.id, attempt: run.attempt, reason });
-    if (rules.retry(err) && run.attempt < run.maxAttempts) return { status: "retry", delayMs: RETRY_MS, error: reason };
-    rules.fail(reason);
-    return { status: "failure", error: reason };
-  }
+  });
 }
 
 /**

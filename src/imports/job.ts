@@ -6,6 +6,7 @@ import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { videos } from "../db/schema";
 import { failUnprobed } from "../encoding/renditions";
+import { errorMessage, settle, videoJobHandler } from "../encoding/attempt";
 import type { JobHandler } from "../jobs/queue";
 import { MediaError, probe } from "../media/ffmpeg";
 import type { ExclusiveFile, StorageKey, TempFile } from "../media/storage";
@@ -125,33 +126,20 @@ async function fetchSource(app: AppContext, row: VideoRow, signal: AbortSignal):
 
 /** The `video.import` job: download or copy, probe, then the upload path (ingested → encode). */
 export function importHandler(app: AppContext): JobHandler<{ videoId: string }> {
-  return {
-    kind: IMPORT_JOB,
+  return videoJobHandler(app, IMPORT_JOB, {
     concurrency: 2,
-    leaseMs: 60_000,
-    giveUp({ videoId }) {
-      // The queue's giveUp is synchronous; the failure is recorded at once, the kept bytes go after.
-      failImport(app, videoId, "The import stopped before finishing on every attempt (the server was restarting or ran out of resources).")
-        .catch((err) => app.log.warn("removing an abandoned import's bytes failed", { videoId, error: String(err) }));
-    },
-    async run({ videoId }, run) {
-      const row = app.db.select().from(videos).where(eq(videos.id, videoId)).get();
-      if (!row) return { status: "skip", reason: "the video was deleted" };
+    fail: (videoId, reason) => failImport(app, videoId, reason),
+    lostReason: "The import stopped before finishing on every attempt (the server was restarting or ran out of resources).",
+    async run(row, run) {
       if (row.ingestStatus !== "ingesting" || !row.importFrom) return { status: "skip", reason: "the source is already in place" };
-      try {
-        await fetchSource(app, row, run.signal);
-        return { status: "success" };
-      } catch (err) {
-        if (run.signal.aborted) return { status: "failure", error: "stopped" };
-        const reason = err instanceof ImportError || err instanceof MediaError ? err.reason : `The import failed: ${err instanceof Error ? err.message : String(err)}`;
-        const retryable = err instanceof ImportError ? err.retryable : !(err instanceof MediaError);
-        app.log.warn("import failed", { videoId, attempt: run.attempt, reason });
-        if (retryable && run.attempt < run.maxAttempts) {
-          return { status: "retry", delayMs: app.config.importRetryDelayMs * 2 ** (run.attempt - 1), error: reason };
-        }
-        await failImport(app, videoId, reason);
-        return { status: "failure", error: reason };
-      }
+      return settle(app, row.id, run, {
+        reason: (err) => (err instanceof ImportError || err instanceof MediaError ? err.reason : `The import failed: ${errorMessage(err)}`),
+        // A file that is not a video will not become one; a network failure may pass.
+        retry: (err) => (err instanceof ImportError ? err.retryable : !(err instanceof MediaError)),
+        retryDelayMs: (attempt) => app.config.importRetryDelayMs * 2 ** (attempt - 1),
+        logAs: "import failed",
+        fail: (reason) => failImport(app, row.id, reason),
+      }, () => fetchSource(app, row, run.signal));
     },
-  };
+  });
 }
