@@ -184,70 +184,77 @@ test("a stale request still writing in place when a retry completes the upload i
   expect(encodeJobs(app, videoId)).toHaveLength(1);
 });
 
-test("an upload continues after a restart between chunks", async () => {
+/**
+ * One upload across a restart: `before` runs on the first appliance, `between` while none runs
+ * (the data dir is the test's to alter), `after` on the second; both stop and the data dir goes.
+ */
+async function acrossRestart(title: string, mode: "bytes" | "part", steps: {
+  before(u: ReturnType<typeof upload>, first: TestAppliance): Promise<void>;
+  between?(dataDir: string, videoId: string): void;
+  after(u: ReturnType<typeof upload>, status: () => Promise<Awaited<ReturnType<typeof statusOf>>>): Promise<void>;
+}): Promise<void> {
   const dataDir = mediaTempDir();
-  let first: TestAppliance | undefined;
-  let second: TestAppliance | undefined;
+  let running: TestAppliance | undefined;
   try {
-    first = await startTestAppliance({ dataDir, env: UNLIMITED });
-    const { sandboxKey, projectId } = first;
-    const on = () => second ?? first!;
-    const { bytes, total, chunks } = original();
-    const videoId = await newVideo("restart", first, sandboxKey);
-    const u = upload(on, () => sandboxKey, () => projectId, videoId, "part");
-    // Part 1 in place, part 3 on its own (after a gap), then the restart.
-    expect((await u.send(chunks[0])).status).toBe(201);
-    expect((await u.send(chunks[2])).status).toBe(201);
-    expect(u.chunkFiles()).toEqual(["part-00003", "partial"]);
-    await first.close();
-    first = undefined;
-
-    second = await startTestAppliance({ dataDir, env: UNLIMITED });
-    expect(u.partialSize()).toBe(M);
-    expect((await statusOf(second, sandboxKey, videoId)).ingest).toMatchObject({ status: "uploading", receivedParts: { parts: [1, 3], total: 3 } });
-    expect((await u.send(chunks[1])).status).toBe(201);
-    expect(await sha256File(u.source())).toBe(sha256(bytes));
-    expect((await statusOf(second, sandboxKey, videoId)).ingest).toMatchObject({ status: "uploaded", filesize: total });
-    expect(u.chunkFiles()).toEqual([]);
+    running = await startTestAppliance({ dataDir, env: UNLIMITED });
+    const { sandboxKey, projectId } = running;
+    const videoId = await newVideo(title, running, sandboxKey);
+    // Paths are the same on both appliances (one data dir): they resolve against the first when none runs.
+    const first = running;
+    const u = upload(() => running ?? first, () => sandboxKey, () => projectId, videoId, mode);
+    await steps.before(u, running);
+    await running.close();
+    running = undefined;
+    steps.between?.(dataDir, videoId);
+    running = await startTestAppliance({ dataDir, env: UNLIMITED });
+    await steps.after(u, () => statusOf(running!, sandboxKey, videoId));
   } finally {
-    await first?.close();
-    await second?.close();
+    await running?.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+test("an upload continues after a restart between chunks", async () => {
+  const { bytes, total, chunks } = original();
+  await acrossRestart("restart", "part", {
+    async before(u) {
+      // Part 1 in place, part 3 on its own (after a gap), then the restart.
+      expect((await u.send(chunks[0])).status).toBe(201);
+      expect((await u.send(chunks[2])).status).toBe(201);
+      expect(u.chunkFiles()).toEqual(["part-00003", "partial"]);
+    },
+    async after(u, status) {
+      expect(u.partialSize()).toBe(M);
+      expect((await status()).ingest).toMatchObject({ status: "uploading", receivedParts: { parts: [1, 3], total: 3 } });
+      expect((await u.send(chunks[1])).status).toBe(201);
+      expect(await sha256File(u.source())).toBe(sha256(bytes));
+      expect((await status()).ingest).toMatchObject({ status: "uploaded", filesize: total });
+      expect(u.chunkFiles()).toEqual([]);
+    },
+  });
 });
 
 test("a crash after the finished source was moved but before it was recorded: the retried last chunk takes it back", async () => {
-  const dataDir = mediaTempDir();
-  let first: TestAppliance | undefined;
-  let second: TestAppliance | undefined;
-  try {
-    first = await startTestAppliance({ dataDir, env: UNLIMITED });
-    const { sandboxKey, projectId } = first;
-    const on = () => second ?? first!;
-    const { bytes, total, chunks } = original();
-    const videoId = await newVideo("moved", first, sandboxKey);
-    const u = upload(on, () => sandboxKey, () => projectId, videoId, "bytes");
-    await first.ctx.queue.stop();
-    for (const chunk of chunks) expect((await u.send(chunk)).status).toBe(201);
-    const [source, partial] = [u.source(), partialPath(first, projectId, "sandbox", videoId)];
-    await first.close();
-    first = undefined;
-    // What the crash leaves: the rename happened, the transaction recording it (and its encode job) did not.
-    const sqlite = new Database(join(dataDir, "vidhost.db"));
-    sqlite.query("UPDATE videos SET ingest_status = 'uploading', filesize = NULL, source_type = NULL WHERE id = ?").run(videoId);
-    sqlite.query("DELETE FROM jobs WHERE json_extract(payload, '$.videoId') = ?").run(videoId);
-    sqlite.close();
-    expect([existsSync(source), existsSync(partial)]).toEqual([true, false]);
-
-    second = await startTestAppliance({ dataDir, env: UNLIMITED });
-    expect((await statusOf(second, sandboxKey, videoId)).ingest?.status).toBe("uploading");
-    expect((await u.send(chunks[2])).status).toBe(201);
-    expect(await sha256File(u.source())).toBe(sha256(bytes));
-    expect((await statusOf(second, sandboxKey, videoId)).ingest).toMatchObject({ status: "uploaded", filesize: total });
-    expect(u.chunkFiles()).toEqual([]);
-  } finally {
-    await first?.close();
-    await second?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  const { bytes, total, chunks } = original();
+  await acrossRestart("moved", "bytes", {
+    async before(u, first) {
+      await first.ctx.queue.stop();
+      for (const chunk of chunks) expect((await u.send(chunk)).status).toBe(201);
+    },
+    between(dataDir, videoId) {
+      // What the crash leaves: the rename happened, the transaction recording it (and its encode job) did not.
+      const sqlite = new Database(join(dataDir, "vidhost.db"));
+      sqlite.query("UPDATE videos SET ingest_status = 'uploading', filesize = NULL, source_type = NULL WHERE id = ?").run(videoId);
+      sqlite.query("DELETE FROM jobs WHERE json_extract(payload, '$.videoId') = ?").run(videoId);
+      sqlite.close();
+    },
+    async after(u, status) {
+      expect([existsSync(u.source()), u.partialSize()]).toEqual([true, null]);
+      expect((await status()).ingest?.status).toBe("uploading");
+      expect((await u.send(chunks[2])).status).toBe(201);
+      expect(await sha256File(u.source())).toBe(sha256(bytes));
+      expect((await status()).ingest).toMatchObject({ status: "uploaded", filesize: total });
+      expect(u.chunkFiles()).toEqual([]);
+    },
+  });
 });
