@@ -77,12 +77,25 @@ export function streamedBody() {
   return new Elysia().parser("stream", () => null);
 }
 
+/** "METHOD /route/:pattern" of every route declared with `parse: "stream"` (Elysia keeps a named parser as `{fn: name}`). */
+function streamedRoutes(routes: { method: string; path: string; hooks?: { parse?: unknown } }[]): Set<string> {
+  const streams = (hook: unknown) => hook === "stream" || (hook as { fn?: unknown } | null)?.fn === "stream";
+  return new Set(routes.filter((r) => [r.hooks?.parse].flat().some(streams)).map((r) => `${r.method} ${r.path}`));
+}
+
 /** The root of each listener: JSON bodies and answers, the one error handler, 404 versus 405. */
 export function baseApp(app: AppContext, name: string, dialect: ErrorDialect = "main") {
   let table: ReturnType<typeof routeTable> | undefined;
+  let streamed: Set<string> | undefined;
   const root: Elysia<any, any, any, any, any, any, any> = new Elysia({ name, normalize: false })
-    .onParse(async ({ request, contentType }) => {
+    // Runs before a route's own parser, for every body, before authentication.
+    .onParse(async ({ request, contentType, route }) => {
+      streamed ??= streamedRoutes(root.routes);
+      if (streamed.has(`${request.method} ${route}`)) return; // the route's "stream" parser: the handler reads it
       if (contentType?.startsWith("application/json")) return (await readJson(request)) ?? null;
+      // Any other body is read within the same bound and handed on as text, which every body schema
+      // refuses: Elysia's own form, multipart and text parsers would first buffer a body of any size.
+      return readBoundedText(request, JSON_BODY_LIMIT, "1 MiB");
     })
     .mapResponse({ as: "global" }, ({ responseValue, set }) => {
       if (responseValue instanceof Response || responseValue === undefined || responseValue === null) return;

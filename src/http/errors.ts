@@ -55,7 +55,11 @@ export const invalidPayload = (detail = "The request body could not be read as J
   new ApiError(400, "invalid-payload", "The payload is invalid.", { detail });
 
 export const payloadTooLarge = (limit: string) =>
-  new ApiError(413, "payload-too-large", "The payload is too large.", { detail: `Request bodies of this kind are limited to ${limit}.` });
+  new ApiError(413, "payload-too-large", "The payload is too large.", {
+    detail: `Request bodies of this kind are limited to ${limit}.`,
+    // The rest of the body is never read: the connection cannot carry another request after it.
+    headers: { connection: "close" },
+  });
 
 /** 400 `uploaded-file-invalid-file`: the uploaded file is not what the route takes (its `file` field named). */
 export const invalidFile = (detail: string, title = "The uploaded file is not a supported image.") =>
