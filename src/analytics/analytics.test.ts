@@ -209,6 +209,12 @@ describe("errors", () => {
   test.each([
     ["metrics/plays/count", 404, "unrecognized-request-url", ""],
     ["metrics/play/median", 404, "unrecognized-request-url", ""],
+    // Names of Object.prototype's members are not metrics, breakdowns or intervals either.
+    ["metrics/constructor/count", 404, "unrecognized-request-url", ""],
+    ["metrics/toString/count", 404, "unrecognized-request-url", ""],
+    ["buckets/play/constructor", 404, "unrecognized-request-url", ""],
+    ["buckets/play/__proto__", 404, "unrecognized-request-url", ""],
+    ["timeseries/play?interval=constructor", 400, "request-invalid-query-parameter", "interval"],
     ["metrics/play/sum", 400, "invalid-attribute", "aggregation"],
     ["metrics/view/count?viewDuration=7s", 400, "request-invalid-query-parameter", "viewDuration"],
     ["metrics/play/count?viewDuration=5s", 400, "request-invalid-query-parameter", "viewDuration"],

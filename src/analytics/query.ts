@@ -121,7 +121,7 @@ export type Interval = keyof typeof INTERVALS;
 export function interval(q: RawQuery, tf: Timeframe): Interval {
   const raw = single(q, "interval");
   if (raw === undefined) return tf.to - tf.from <= 2 * DAY_MS ? "hour" : "day";
-  if (!(raw in INTERVALS)) throw invalidQuery("interval", 'This interval is invalid. Use one of "minute", "hour", "day".');
+  if (!Object.hasOwn(INTERVALS, raw)) throw invalidQuery("interval", 'This interval is invalid. Use one of "minute", "hour", "day".');
   if (raw === "minute" && tf.to - tf.from > 60 * 60_000) throw invalidQuery("interval", "This interval cannot be used with a timeframe over 60 minutes.");
   return raw as Interval;
 }

@@ -51,7 +51,7 @@ function grouped(metric: string, s: Select, unique: boolean, viewSeconds: number
 /** GET /data/metrics/{metric}/{aggregation}: one number over the timeframe (play/total: ever). */
 export function aggregatedMetric(ctx: ScopeCtx, input: { url: string; metric: string; aggregation: string }) {
   const { metric, aggregation } = input;
-  if (!AGGREGATIONS[metric] || !ALL_AGGREGATIONS.includes(aggregation)) throw unrecognizedUrl();
+  if (!Object.hasOwn(AGGREGATIONS, metric) || !ALL_AGGREGATIONS.includes(aggregation)) throw unrecognizedUrl();
   if (!AGGREGATIONS[metric].includes(aggregation)) {
     throw invalidAttribute("aggregation", `The ${metric} metric takes the aggregations ${AGGREGATIONS[metric].join(", ")}.`);
   }
@@ -82,7 +82,7 @@ export function aggregatedMetric(ctx: ScopeCtx, input: { url: string; metric: st
 /** GET /data/buckets/{metric}/{breakdown}: the metric per dimension value, sorted and paginated. */
 export function metricsBreakdown(ctx: ScopeCtx, input: { url: string; metric: string; breakdown: string }) {
   const { metric, breakdown } = input;
-  if (!GROUPED_METRICS.includes(metric) || !(breakdown in DIMENSIONS)) throw unrecognizedUrl();
+  if (!GROUPED_METRICS.includes(metric) || !Object.hasOwn(DIMENSIONS, breakdown)) throw unrecognizedUrl();
   if (metric === "play-total" && breakdown !== "media-id") throw invalidAttribute("breakdown", "The play-total metric only takes the media-id breakdown.");
   const raw = q.readQuery(input.url, ["from", "to", "unique", "viewDuration", "sortBy", "sortOrder", "currentPage", "pageSize"]);
   const page = parsePage({ currentPage: q.single(raw, "currentPage"), pageSize: q.single(raw, "pageSize") });

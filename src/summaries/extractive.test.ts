@@ -114,3 +114,8 @@ describe("the parts", () => {
     expect(score.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6);
   });
 });
+
+test("a language hint that names an Object member is no language: the text decides", () => {
+  const tokens = "the cat sat on the mat and it was happy with the day".split(" ");
+  for (const hint of ["constructor", "__proto__", "toString-x"]) expect(stopWordLanguage(tokens, hint)).toBe("en");
+});

@@ -54,7 +54,7 @@ export const STOP_WORDS: Record<"en" | "fr" | "de" | "es", Set<string>> = {
 /** The language whose stop-words the text uses most (en, fr, de or es); `hint` wins when it is one of them. */
 export function stopWordLanguage(tokens: string[], hint: string | null): keyof typeof STOP_WORDS {
   const primary = hint?.split("-")[0].toLowerCase();
-  if (primary && primary in STOP_WORDS) return primary as keyof typeof STOP_WORDS;
+  if (primary && Object.hasOwn(STOP_WORDS, primary)) return primary as keyof typeof STOP_WORDS;
   let best: keyof typeof STOP_WORDS = "en";
   let bestHits = -1;
   for (const lang of Object.keys(STOP_WORDS) as (keyof typeof STOP_WORDS)[]) {
