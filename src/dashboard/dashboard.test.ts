@@ -175,6 +175,7 @@ describe("the project API for the dashboard", () => {
     { name: "an API key of the project is not enough", method: "GET", path: () => `${base()}/videos`, auth: () => basic(project.sandboxKey), status: 401 },
     { name: "unknown environment", method: "GET", path: () => `/projects/${project.projectId}/environments/staging/videos`, status: 404, match: problem(404, "resource-not-found", { name: "environment" }) },
     { name: "unknown project", method: "GET", path: "/projects/project_000000000000000000000/environments/sandbox/videos", status: 404, match: problem(404, "resource-not-found", { name: "project_id" }) },
+    { name: "a malformed escape in the project id", method: "GET", path: "/projects/%E0%A4%A/environments/sandbox/videos", status: 404, match: problem(404, "resource-not-found", { name: "project_id" }) },
     { name: "production of a sandbox-only project", method: "GET", path: () => `/projects/${app.projectId}/environments/production/videos`, status: 403, match: problem(403, "production-not-enabled") },
     { name: "an unknown route inside", method: "GET", path: () => `${base()}/nothing`, status: 404, match: problem(404, "unrecognized-request-url") },
     { name: "the main API's own validation", method: "POST", path: () => `${base()}/videos`, body: { title: 5 }, status: 400, match: { name: "title", status: 400 } },

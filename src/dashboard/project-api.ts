@@ -58,6 +58,15 @@ function innerApi(app: AppContext, scopes: WeakMap<Request, ScopeCtx>) {
     .use(extras);
 }
 
+/** A path segment decoded; a malformed escape names nothing that exists (404), it is not a fault. */
+function decodedSegment(segment: string, name: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw notFound(name);
+  }
+}
+
 /**
  * Hands `/projects/{project_id}/environments/{environment}/*` to the embedded main API: admin
  * authentication and rate limit first, then the request goes on with the prefix removed. This runs
@@ -73,7 +82,7 @@ export function projectApiRoutes(app: AppContext, limiter: RateLimiter) {
     const m = route.exec(url.pathname);
     if (!m) return;
     admitAdmin(app, limiter, request, set.headers);
-    const scope = adminScope(app, decodeURIComponent(m[1]), decodeURIComponent(m[2]));
+    const scope = adminScope(app, decodedSegment(m[1], "project_id"), decodedSegment(m[2], "environment"));
     url.pathname = m[3];
     const forwarded = new Request(url, {
       method: request.method, headers: request.headers, body: request.body, signal: request.signal,
