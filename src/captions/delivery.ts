@@ -1,7 +1,7 @@
 // Public delivery of captions and chapters (no key, like the rest of /vod): the WebVTT files at
 // their `src`, and each caption as an HLS subtitle rendition listed in the master playlist.
 import { and, asc, eq } from "drizzle-orm";
-import { settle, type Access } from "../private/access";
+import { cacheControl, settle, type Access } from "../private/access";
 import { withSession } from "../private/playlist";
 import type { Environment } from "../config";
 import type { AppContext } from "../context";
@@ -72,11 +72,11 @@ export async function captionFile(app: AppContext, environment: Environment, vid
   if (!m || !blob) throw notFound("file");
   // A token spent on the subtitle playlist opens a session, so the WebVTT file it names works too.
   const session = settle(app, pass, m[2] === "m3u8");
-  if (m[2] === "vtt") return new Response(blob, { headers: { ...CORS, "content-type": VTT, "cache-control": CACHE } });
+  if (m[2] === "vtt") return new Response(blob, { headers: { ...CORS, "content-type": VTT, "cache-control": cacheControl(pass, CACHE) } });
   if (m[2] === "hls.vtt") {
     const pts = await segmentStartPts(app, row);
     const text = await blob.text();
-    return new Response(pts === null ? text : withTimestampMap(text, pts), { headers: { ...CORS, "content-type": VTT, "cache-control": CACHE } });
+    return new Response(pts === null ? text : withTimestampMap(text, pts), { headers: { ...CORS, "content-type": VTT, "cache-control": cacheControl(pass, CACHE) } });
   }
   const duration = deliveredDuration(row);
   const playlist = [
@@ -92,7 +92,7 @@ export async function captionFile(app: AppContext, environment: Environment, vid
   const text = playlist.join("\n") + "\n";
   // A private video's subtitle playlist hands its session on to the WebVTT file.
   if (session) return new Response(withSession(text, `/vod/${row.id}/captions/${file}`, session), { headers: { ...CORS, "content-type": M3U8, "cache-control": "private, no-cache" } });
-  return new Response(text, { headers: { ...CORS, "content-type": M3U8, "cache-control": CACHE } });
+  return new Response(text, { headers: { ...CORS, "content-type": M3U8, "cache-control": cacheControl(pass, CACHE) } });
 }
 
 /** `/vod/{id}/chapters/{lang}.vtt`: the chapter file as uploaded. */
@@ -102,5 +102,5 @@ export function chapterFile(app: AppContext, environment: Environment, videoId: 
   const blob = m && trackBlob(app, "chapters", row, m[1]);
   if (!blob) throw notFound("file");
   settle(app, pass, false);
-  return new Response(blob, { headers: { ...CORS, "content-type": VTT, "cache-control": CACHE } });
+  return new Response(blob, { headers: { ...CORS, "content-type": VTT, "cache-control": cacheControl(pass, CACHE) } });
 }

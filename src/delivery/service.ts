@@ -8,7 +8,7 @@ import { playerChapters } from "../chapters/service";
 import { vodBase } from "../videos/body";
 import { videoKey } from "../videos/service";
 import { recordVideoDelivery } from "../usage/record";
-import { settle, tokenSession, type Access } from "../private/access";
+import { cacheControl, settle, tokenSession, type Access } from "../private/access";
 import { deliverable } from "./deliverable";
 import { playerPageResponse } from "./player-page";
 import { withSession } from "../private/playlist";
@@ -60,7 +60,7 @@ export async function renditionFile(app: AppContext, environment: Environment, v
     });
   }
   return new Response(blob, {
-    headers: { ...CORS, "content-type": MEDIA_TYPES[ext!], "cache-control": ext === "m3u8" ? "public, max-age=60" : SEGMENT_CACHE },
+    headers: { ...CORS, "content-type": MEDIA_TYPES[ext!], "cache-control": cacheControl(pass, ext === "m3u8" ? "public, max-age=60" : SEGMENT_CACHE) },
   });
 }
 
@@ -105,7 +105,7 @@ export function mp4File(app: AppContext, environment: Environment, videoId: stri
   const mp4 = app.db.select().from(renditions).where(and(eq(renditions.videoId, videoId), eq(renditions.type, "mp4"), eq(renditions.status, "encoded"))).get();
   const blob = row.mp4Support && mp4 ? app.storage.get(videoKey(row, "mp4", "source.mp4")) : null;
   if (!blob) throw notFound("videoId");
-  const headers: Record<string, string> = { ...CORS, "content-type": "video/mp4", "accept-ranges": "bytes", "cache-control": "public, max-age=3600" };
+  const headers: Record<string, string> = { ...CORS, "content-type": "video/mp4", "accept-ranges": "bytes", "cache-control": cacheControl(pass, "public, max-age=3600") };
   if (download) headers["content-disposition"] = attachment(row.title, row.id);
   const range = byteRange(rangeHeader, blob.size);
   if (range !== "invalid") settle(app, pass, false);
@@ -126,7 +126,7 @@ export async function thumbnailFile(app: AppContext, environment: Environment, v
   settle(app, pass, false);
   const head = new Uint8Array(await blob.slice(0, 12).arrayBuffer());
   const type = head[0] === 0x89 ? "image/png" : head[0] === 0x52 ? "image/webp" : "image/jpeg";
-  return new Response(blob, { headers: { ...CORS, "content-type": type, "cache-control": "public, max-age=60" } });
+  return new Response(blob, { headers: { ...CORS, "content-type": type, "cache-control": cacheControl(pass, "public, max-age=60") } });
 }
 
 /** The embeddable player page for a video, listing its chapters (see playerPageResponse). */

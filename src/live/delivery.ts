@@ -7,7 +7,7 @@ import type { AppContext } from "../context";
 import { liveStreams } from "../db/schema";
 import { notFound } from "../http/errors";
 import { playerPageResponse } from "../delivery/player-page";
-import { admit, settle, tokenSession, type Access, type Pass } from "../private/access";
+import { admit, cacheControl, settle, tokenSession, type Access, type Pass } from "../private/access";
 import { withSession } from "../private/playlist";
 import { recordDelivery, segmentSeconds } from "../usage/record";
 import { hlsKey, liveBase, liveKey, type BroadcastRow, type LiveStreamRow } from "./body";
@@ -111,7 +111,7 @@ export async function liveFile(app: AppContext, environment: Environment, liveSt
   const playlist = await app.storage.get(hlsKey(b, rendition, "index.m3u8"))?.text();
   // A segment that already left the window counts as a nominal one; a HEAD serves nothing and counts nothing.
   if (!pass.head) recordDelivery(app, stream, "live_stream_hls", (playlist && segmentSeconds(playlist, file)) || app.config.liveSegmentS);
-  return new Response(blob, { headers: { ...CORS, "content-type": "video/mp2t", "cache-control": "public, max-age=31536000, immutable" } });
+  return new Response(blob, { headers: { ...CORS, "content-type": "video/mp2t", "cache-control": cacheControl(pass, "public, max-age=31536000, immutable") } });
 }
 
 /** The uploaded thumbnail, else the latest picture of the broadcast. */

@@ -56,6 +56,14 @@ export function tokenSession(app: Ctx, pass: Pass, access: Access): { session_to
   return { session_token: settle(app, pass, !access.head) ?? "" };
 }
 
+/**
+ * The Cache-Control of a delivered file: a private media's may be kept by the viewer's browser but
+ * never by a shared cache (a CDN keying on the path alone would hand it to anyone).
+ */
+export function cacheControl(pass: Pick<Pass, "private">, value: string): string {
+  return pass.private ? value.replace(/^public\b/, "private") : value;
+}
+
 /** Reads the access fields of a delivery request from its already-parsed query. */
 export function accessOf(request: Request, query: { avh?: string }, token?: string): Access {
   return { token, avh: query.avh, head: request.method === "HEAD" };

@@ -144,9 +144,13 @@ describe("sessions", () => {
     const seg = await fetch(new URL(segment, vod));
     expect(seg.status).toBe(200);
     expect(seg.headers.get("content-type")).toBe("video/mp2t");
+    // The viewer's browser may keep a private video's files; a shared cache (a CDN) may not.
+    expect(seg.headers.get("cache-control")).toBe("private, max-age=31536000, immutable");
     expect((await fetch(new URL(segment.replace(/\?.*/, ""), vod))).status).toBe(404);
-    expect((await fetch(`${vod}/thumbnail.jpg?avh=${avh}`)).status).toBe(200);
-    expect((await fetch(`${vod}/mp4/source.mp4?avh=${avh}`, { headers: { range: "bytes=0-99" } })).status).toBe(206);
+    const thumbnail = await fetch(`${vod}/thumbnail.jpg?avh=${avh}`);
+    expect([thumbnail.status, thumbnail.headers.get("cache-control")]).toEqual([200, "private, max-age=60"]);
+    const mp4 = await fetch(`${vod}/mp4/source.mp4?avh=${avh}`, { headers: { range: "bytes=0-99" } });
+    expect([mp4.status, mp4.headers.get("cache-control")]).toEqual([206, "private, max-age=3600"]);
     expect((await fetch(`${vod}/mp4/source.mp4?avh=${avh}`, { headers: { range: "bytes=100-199" } })).status).toBe(206);
   });
 
