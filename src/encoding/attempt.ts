@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { videos } from "../db/schema";
 import { randomBase62 } from "../ids";
+import { errorMessage } from "../jobs/failure";
 import type { JobHandler, JobOutcome, JobRun } from "../jobs/queue";
 import type { StorageKey } from "../media/storage";
 import type { VideoRow } from "../videos/body";
@@ -74,7 +75,7 @@ export async function settle(app: AppContext, videoId: string, run: JobRun, rule
   } catch (err) {
     if (run.signal.aborted) return { status: "failure", error: "stopped" };
     const reason = rules.reason(err);
-    if (rules.logAs) app.log.warn(rules.logAs, { videoId, attempt: run.attempt, reason });
+    if (rules.logAs) app.log.warn(rules.logAs, { videoId, attempt: run.attempt, reason, error: errorMessage(err) });
     if (rules.retry(err) && run.attempt < run.maxAttempts) {
       return { status: "retry", delayMs: rules.retryDelayMs?.(run.attempt) ?? RETRY_MS, error: reason };
     }
@@ -112,5 +113,3 @@ export async function publishStaged(app: AppContext, row: VideoRow, stage: Stora
   app.storage.move([...stage, ...from], videoKey(row, ...to));
 }
 
-/** An error's message, for a failure's reason. */
-export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));

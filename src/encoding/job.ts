@@ -14,7 +14,8 @@ import type { VideoRow } from "../videos/body";
 import { ENCODE_JOB, videoKey } from "../videos/service";
 import { renderThumbnail } from "../videos/thumbnail";
 import { videoWatermarkKey, watermarkOf } from "../videos/creation-extras";
-import { attempt, errorMessage, publishStaged, videoJobHandler } from "./attempt";
+import { serverFault } from "../jobs/failure";
+import { attempt, publishStaged, videoJobHandler } from "./attempt";
 import { clipOf, resolveClip } from "./clip";
 import { failEncoding, failUnprobed, markEncoded, planRenditions, setStatus, type RenditionRow } from "./renditions";
 import { SANDBOX_LIMIT_S, sandboxWatermark } from "./sandbox";
@@ -172,7 +173,7 @@ export function encodeHandler(app: AppContext): JobHandler<{ videoId: string }> 
       return attempt(app, row, run, {
         label: "",
         clearEarlier: true,
-        reason: (err) => (err instanceof MediaError ? err.reason : `Encoding failed: ${errorMessage(err)}`),
+        reason: (err) => (err instanceof MediaError ? err.reason : serverFault("Encoding")),
         // A file ffmpeg cannot read will not read better later; anything else gets another attempt.
         retry: (err) => !(err instanceof MediaError),
         logAs: "encoding failed",

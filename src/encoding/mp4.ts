@@ -12,7 +12,8 @@ import { runFfmpeg } from "../media/ffmpeg";
 import type { MediaTools } from "../media/tools";
 import { pendingJob } from "../transcripts/readiness";
 import { ENCODE_JOB, MP4_JOB, videoKey } from "../videos/service";
-import { attempt, errorMessage, publishStaged, videoJobHandler } from "./attempt";
+import { serverFault } from "../jobs/failure";
+import { attempt, publishStaged, videoJobHandler } from "./attempt";
 import { markEncoded, setStatus } from "./renditions";
 
 type Runner = Pick<AppContext["db"], "select" | "insert" | "update">;
@@ -76,7 +77,7 @@ export function mp4Handler(app: AppContext): JobHandler<{ videoId: string }> {
       // Written in an attempt folder of its own and moved into place, as the encode does.
       const outcome = await attempt(app, row, run, {
         label: "mp4-",
-        reason: (err) => `Making the MP4 failed: ${errorMessage(err)}`,
+        reason: () => serverFault("Making the MP4"),
         retry: () => true,
         fail: (reason) => failMp4(app, videoId, reason),
       }, async (stage) => {

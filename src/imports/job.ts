@@ -6,7 +6,8 @@ import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { videos } from "../db/schema";
 import { failUnprobed } from "../encoding/renditions";
-import { errorMessage, settle, videoJobHandler } from "../encoding/attempt";
+import { settle, videoJobHandler } from "../encoding/attempt";
+import { serverFault } from "../jobs/failure";
 import type { JobHandler } from "../jobs/queue";
 import { MediaError, probe } from "../media/ffmpeg";
 import type { ExclusiveFile, StorageKey, TempFile } from "../media/storage";
@@ -133,7 +134,7 @@ export function importHandler(app: AppContext): JobHandler<{ videoId: string }> 
     async run(row, run) {
       if (row.ingestStatus !== "ingesting" || !row.importFrom) return { status: "skip", reason: "the source is already in place" };
       return settle(app, row.id, run, {
-        reason: (err) => (err instanceof ImportError || err instanceof MediaError ? err.reason : `The import failed: ${errorMessage(err)}`),
+        reason: (err) => (err instanceof ImportError || err instanceof MediaError ? err.reason : serverFault("The import")),
         // A file that is not a video will not become one; a network failure may pass.
         retry: (err) => (err instanceof ImportError ? err.retryable : !(err instanceof MediaError)),
         retryDelayMs: (attempt) => app.config.importRetryDelayMs * 2 ** (attempt - 1),

@@ -4,6 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { atom } from "../clock";
 import type { AppContext } from "../context";
 import { summaries, videos } from "../db/schema";
+import { serverFault } from "../jobs/failure";
 import type { JobHandler, JobOutcome } from "../jobs/queue";
 import { countWords } from "../speech/engine";
 import { EngineError } from "../speech/outbound";
@@ -52,7 +53,7 @@ async function generate(app: AppContext, row: SummaryRow, signal: AbortSignal): 
     if (signal.aborted) throw err;
     if (err instanceof EngineError) return { status: "failed", reason: err.reason };
     app.log.error("summary generation crashed", { summaryId: row.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
-    return { status: "failed", reason: `Summary generation failed: ${err instanceof Error ? err.message : String(err)}` };
+    return { status: "failed", reason: serverFault("Summary generation") };
   }
 }
 
