@@ -92,6 +92,15 @@ export function isAddressLiteral(host: string): boolean {
   return isIPv4(bare) || isIPv6(bare);
 }
 
+/**
+ * Why a URL's hostname is internal on its face, without resolving it: a blocked address literal, or
+ * `localhost` and its subdomains (RFC 6761 keeps them on loopback). Null for anything else.
+ */
+export function internalHostName(hostname: string): string | null {
+  if (isAddressLiteral(hostname)) return blockedAddress(hostname);
+  return /(^|\.)localhost\.?$/i.test(hostname) ? "loopback" : null;
+}
+
 /** The lookup hook gave the socket no address: `host` did not resolve (`why` null) or only to blocked addresses. */
 export class RefusedHostError extends Error {
   constructor(readonly host: string, readonly why: string | null, readonly code?: string) {
