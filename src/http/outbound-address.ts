@@ -101,10 +101,15 @@ export function internalHostName(hostname: string): string | null {
   return /(^|\.)localhost\.?$/i.test(hostname) ? "loopback" : null;
 }
 
-/** The lookup hook gave the socket no address: `host` did not resolve (`why` null) or only to blocked addresses. */
+/**
+ * No connection was made to `host`: it is a blocked address literal, a name resolving only to
+ * blocked addresses (`why` says what they are), or a name that did not resolve (`why` null).
+ */
 export class RefusedHostError extends Error {
   constructor(readonly host: string, readonly why: string | null, readonly code?: string) {
-    super(why ? `The host name ${host} resolves to a ${why} address.` : `The host name ${host} could not be resolved (${code}).`);
+    super(!why ? `The host name ${host} could not be resolved (${code}).`
+      : isAddressLiteral(host) ? `The address ${host} is a ${why} address.`
+      : `The host name ${host} resolves to a ${why} address.`);
     this.name = "RefusedHostError";
   }
 }
