@@ -6,12 +6,15 @@ test("defaults follow DESIGN.md", () => {
   expect([c.host, c.apiPort, c.sandboxPort, c.adminPort, c.rtmpPort]).toEqual(["127.0.0.1", 8080, 8081, 8090, 1935]);
   expect(c.dataDir).toEndWith("/data");
   expect(c.webhookLimit).toBe(20);
+  expect(c.webhookAllowPrivate).toBe(false);
   expect(c.rateLimits.sandbox).toEqual({ uploads: 40, writes: 40, reads: 100 });
 });
 
 test("flags win over environment variables, in both flag forms", () => {
   const c = loadConfig(["--api-port", "0", "--host=0.0.0.0"], { VIDHOST_API_PORT: "9000", VIDHOST_SANDBOX_PORT: "9001" });
   expect([c.apiPort, c.sandboxPort, c.host]).toEqual([0, 9001, "0.0.0.0"]);
+  expect(loadConfig(["--webhook-allow-private", "true"], {}).webhookAllowPrivate).toBe(true);
+  expect(loadConfig([], { VIDHOST_WEBHOOK_ALLOW_PRIVATE: "true" }).webhookAllowPrivate).toBe(true);
 });
 
 test("bad values are clear errors", () => {

@@ -47,6 +47,7 @@ const SETTINGS = {
   countryHeader: { env: "VIDHOST_COUNTRY_HEADER", flag: "--country-header", default: "", help: "request header holding the viewer's ISO country code, set by a proxy or CDN (e.g. CF-IPCountry); unset: country unknown" },
   analyticsRateLimit: { env: "VIDHOST_ANALYTICS_RATE_LIMIT", flag: "--analytics-rate-limit", default: "300", help: "player event reports accepted per minute per viewer address" },
   trustedProxies: { env: "VIDHOST_TRUSTED_PROXIES", flag: "--trusted-proxies", default: "127.0.0.1,::1", help: "comma-separated addresses of reverse proxies whose X-Forwarded-For names the client (rate limits, analytics); empty: trust none" },
+  webhookAllowPrivate: { env: "VIDHOST_WEBHOOK_ALLOW_PRIVATE", flag: "--webhook-allow-private", default: "false", help: "true lets webhook URLs reach loopback, private, link-local and other internal addresses (off: refused)" },
 } as const;
 
 type SettingName = keyof typeof SETTINGS;
@@ -117,6 +118,8 @@ export interface Config {
   analyticsRateLimit: number;
   /** Socket addresses whose last X-Forwarded-For hop is taken as the client's address. */
   trustedProxies: ReadonlySet<string>;
+  /** Webhook deliveries may reach internal addresses (off: refused at creation and at connect time). */
+  webhookAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -265,5 +268,6 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
     countryHeader: raw.countryHeader.trim().toLowerCase(),
     analyticsRateLimit: integer("analyticsRateLimit", raw.analyticsRateLimit, 1, 1000000),
     trustedProxies: parseTrustedProxies(raw.trustedProxies),
+    webhookAllowPrivate: boolean("webhookAllowPrivate", raw.webhookAllowPrivate),
   };
 }

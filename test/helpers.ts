@@ -35,7 +35,10 @@ export async function startTestAppliance(options: { dataDir?: string; env?: Reco
   const adminKey = "test-admin-key-0123456789";
   const config = loadConfig([], {
     VIDHOST_DATA_DIR: dataDir, VIDHOST_API_PORT: "0", VIDHOST_SANDBOX_PORT: "0", VIDHOST_ADMIN_PORT: "0", VIDHOST_RTMP_PORT: "0",
-    VIDHOST_ADMIN_KEY: adminKey, VIDHOST_LOG_LEVEL: process.env.VIDHOST_TEST_LOG ?? "error", ...options.env,
+    VIDHOST_ADMIN_KEY: adminKey, VIDHOST_LOG_LEVEL: process.env.VIDHOST_TEST_LOG ?? "error",
+    // Test receivers listen on 127.0.0.1, which webhooks refuse by default; tests of the refusal pass "false".
+    VIDHOST_WEBHOOK_ALLOW_PRIVATE: "true",
+    ...options.env,
   });
   options.tweak?.(config);
   const appliance = await startAppliance(config, { clock: options.clock, log: options.log ?? createLogger(config.logLevel) });

@@ -1,6 +1,7 @@
 // The delivery engine against a real local receiver: signatures, retries, restarts.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
+import { rmSync } from "node:fs";
 import { jobs, webhookAttempts, webhookDeliveries } from "../src/db/schema";
 import { hmacSha256Hex } from "../src/security";
 import { emitEvent, WEBHOOK_EVENTS } from "../src/webhooks/events";
@@ -146,6 +147,44 @@ describe("durability", () => {
     } finally {
       await first?.stop();
       local.stop();
+    }
+  });
+});
+
+describe("address guard (VIDHOST_WEBHOOK_ALLOW_PRIVATE off)", () => {
+  test("webhooks created while allowed are refused at connect time after a restart without it: failed attempts, nothing received", async () => {
+    const dataDir = tempDir();
+    const local = receiver({});
+    const named = local.url("/named").replace("127.0.0.1", "localhost");
+    let app: TestAppliance | undefined = await startTestAppliance({ dataDir });
+    try {
+      const p = await app.newProject("Guard");
+      await subscribe(app, p.sandboxKey, named, ["video.source.recorded"]);
+      await subscribe(app, p.sandboxKey, local.url("/literal"), ["video.source.recorded"]);
+      await app.stop();
+      app = undefined;
+      // Retries shortened: the 3-attempt rule is what is tested, not the 3 s spacing.
+      app = await startTestAppliance({ dataDir, env: { VIDHOST_WEBHOOK_ALLOW_PRIVATE: "false" }, tweak: (c) => void (c.webhookRetryDelayMs = 20) });
+      const strict = app;
+      expect((await strict.api(p.sandboxKey, "POST", "/webhooks", { events: ["video.source.recorded"], url: named })).status).toBe(400);
+      strict.ctx.db.transaction((tx) => emitEvent(strict.ctx, tx, { projectId: p.projectId, environment: "sandbox" }, "video.source.recorded", { liveStreamId: "li6", videoId: "vi6" }));
+      const failed = await waitFor("both deliveries failed", () => {
+        const rows = strict.ctx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.status, "failed")).all().filter((d) => JSON.parse(d.body).videoId === "vi6");
+        return rows.length === 2 ? rows : null;
+      });
+      for (const delivery of failed) {
+        const attempts = strict.ctx.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, delivery.id)).all();
+        expect(attempts).toHaveLength(3);
+        for (const a of attempts) {
+          expect(a.statusCode).toBeNull();
+          expect(a.error).toMatch(/loopback address.*VIDHOST_WEBHOOK_ALLOW_PRIVATE/);
+        }
+      }
+      expect(local.received).toHaveLength(0);
+    } finally {
+      await app?.close();
+      local.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

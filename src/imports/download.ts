@@ -4,11 +4,9 @@
 // connect (rebinding) cannot reach an internal address. Redirects are followed by hand, each hop
 // checked again. The body streams to the caller's sink with a byte cap, a total and an idle timeout,
 // continuing an earlier attempt's bytes when the server can say they are still the same (resume.ts).
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
-import type { LookupFunction } from "node:net";
-import { blockedAddress, isAddressLiteral } from "./address";
+import { blockedAddress, guardedLookup, isAddressLiteral, RefusedHostError } from "../http/outbound-address";
 import { continuesAt, resumeHeaders, validatorOf, type Resume } from "./resume";
 
 export interface DownloadLimits {
@@ -54,22 +52,6 @@ export function urlProblem(url: URL, allowPrivate: boolean): string | null {
   return null;
 }
 
-/** Resolves once and hands the socket only addresses that passed the check. */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
-  return ((host: string, options: { all?: boolean }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
-    dnsLookup(host, { all: true }, (err, addresses) => {
-      if (err) return callback(new ImportError(`The host name ${host} could not be resolved (${err.code ?? err.message}).`, true), []);
-      const allowed = allowPrivate ? addresses : addresses.filter((a) => blockedAddress(a.address) === null);
-      if (!allowed.length) {
-        const why = blockedAddress(addresses[0]?.address ?? "") ?? "unknown";
-        return callback(new ImportError(`The host name ${host} resolves to a ${why} address, which cannot be imported.`, false), []);
-      }
-      if (options?.all) callback(null, allowed);
-      else callback(null, allowed[0].address, allowed[0].family);
-    });
-  }) as LookupFunction;
-}
-
 /** One GET; resolves with the response head. `track` receives the request so a timer can destroy it. */
 function get(url: URL, allowPrivate: boolean, resume: Resume | undefined, track: (r: { destroy(err?: Error): void }) => void): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
@@ -99,6 +81,11 @@ const redirect = (status: number) => status === 301 || status === 302 || status 
 /** Maps whatever broke the transfer to an ImportError (network errors are worth a retry). */
 function asImportError(err: unknown): ImportError {
   if (err instanceof ImportError) return err;
+  if (err instanceof RefusedHostError) {
+    return err.why
+      ? new ImportError(`The host name ${err.host} resolves to a ${err.why} address, which cannot be imported.`, false)
+      : new ImportError(`The host name ${err.host} could not be resolved (${err.code}).`, true);
+  }
   const e = err as { code?: string; message?: string };
   return new ImportError(`The download failed (${e.code ?? e.message ?? String(err)}).`, true);
 }

@@ -2,10 +2,20 @@ import { eq } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { webhookAttempts, webhookDeliveries, webhooks } from "../db/schema";
 import type { JobHandler } from "../jobs/queue";
+import { RefusedHostError } from "../http/outbound-address";
 import { hmacSha256Hex } from "../security";
 import { DELIVERY_JOB } from "./events";
+import { postWebhook } from "./post";
 
-/** Posts a delivery's exact stored body, signed; 2xx is success, anything else is retried 3 s later. */
+/** What an attempt that got no answer records: a refused address says why, and which setting allows it. */
+function attemptError(err: unknown): string {
+  if (err instanceof RefusedHostError && err.why) {
+    return `${err.name}: ${err.message} Webhooks do not connect to internal addresses unless VIDHOST_WEBHOOK_ALLOW_PRIVATE=true.`;
+  }
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}
+
+/** Posts a delivery's exact stored body, signed, to a checked address (post.ts); 2xx is success, anything else is retried 3 s later. */
 export function webhookDeliveryHandler(app: AppContext): JobHandler<{ deliveryId: string }> {
   return {
     kind: DELIVERY_JOB,
@@ -24,22 +34,14 @@ export function webhookDeliveryHandler(app: AppContext): JobHandler<{ deliveryId
       let statusCode: number | null = null;
       let error: string | null = null;
       try {
-        const response = await fetch(hook.url, {
-          method: "POST",
-          body: delivery.body,
-          redirect: "manual",
-          headers: {
-            "content-type": "application/json",
-            "user-agent": "vidhost-webhooks",
-            "x-api-video-webhookid": hook.id,
-            "x-api-video-signature": hmacSha256Hex(hook.signatureSecret, delivery.body),
-          },
-          signal: AbortSignal.any([run.signal, AbortSignal.timeout(app.config.webhookTimeoutMs)]),
-        });
-        statusCode = response.status;
-        await response.body?.cancel();
+        statusCode = await postWebhook(hook.url, delivery.body, {
+          "content-type": "application/json",
+          "user-agent": "vidhost-webhooks",
+          "x-api-video-webhookid": hook.id,
+          "x-api-video-signature": hmacSha256Hex(hook.signatureSecret, delivery.body),
+        }, { allowPrivate: app.config.webhookAllowPrivate, timeoutMs: app.config.webhookTimeoutMs }, run.signal);
       } catch (err) {
-        error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+        error = attemptError(err);
       }
       if (run.signal.aborted) return { status: "failure", error: "shutting down" };
 

@@ -3,6 +3,7 @@ import { atom } from "../clock";
 import type { ScopeCtx } from "../context";
 import { preparedQuery } from "../db/prepared";
 import { webhooks } from "../db/schema";
+import { internalHostName } from "../http/outbound-address";
 import { invalidAttributes, invalidProblem, notFound, requiredProblem, type Problem } from "../http/errors";
 import { offsetOf, paginate, type Page } from "../http/pagination";
 import { newId, randomBase62 } from "../ids";
@@ -31,6 +32,14 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
+// Names are not resolved here (they may point elsewhere by delivery time): delivery.ts checks the
+// address it actually connects to. This only refuses what is internal on its face.
+function urlProblem(value: string, allowPrivate: boolean): Problem | null {
+  if (!isHttpUrl(value)) return invalidProblem("url", "This attribute must be an http or https URL.");
+  const why = allowPrivate ? null : internalHostName(new URL(value).hostname);
+  return why ? invalidProblem("url", `This attribute must not point to an internal address (${why}).`) : null;
+}
+
 /** Every rule a webhook creation breaks, one problem each. */
 function creationProblems(ctx: ScopeCtx, input: { events?: unknown; url?: unknown }): Problem[] {
   const problems: Problem[] = [];
@@ -45,7 +54,11 @@ function creationProblems(ctx: ScopeCtx, input: { events?: unknown; url?: unknow
     });
   }
   if (input.url === undefined) problems.push(requiredProblem("url"));
-  else if (typeof input.url !== "string" || !isHttpUrl(input.url)) problems.push(invalidProblem("url", "This attribute must be an http or https URL."));
+  else if (typeof input.url !== "string") problems.push(invalidProblem("url", "This attribute must be an http or https URL."));
+  else {
+    const problem = urlProblem(input.url, ctx.config.webhookAllowPrivate);
+    if (problem) problems.push(problem);
+  }
   const existing = ctx.db.select({ n: count() }).from(webhooks).where(inScope(ctx)).get()!.n;
   if (existing >= ctx.config.webhookLimit) {
     problems.push({ kind: "webhook-limit-reached", title: "Your account has reached the webhook urls limit.", name: "url" });

@@ -8,7 +8,8 @@ let otherKey: string;
 const url = "https://example.com/hook";
 
 beforeAll(async () => {
-  app = await startTestAppliance({ env: { VIDHOST_WEBHOOK_LIMIT: "30" } });
+  // Internal addresses refused, as in production (the test helper allows them for local receivers).
+  app = await startTestAppliance({ env: { VIDHOST_WEBHOOK_LIMIT: "30", VIDHOST_WEBHOOK_ALLOW_PRIVATE: "false" } });
   ({ sandboxKey: key } = await app.newProject("Webhooks"));
   ({ sandboxKey: otherKey } = await app.newProject("Limits"));
 });
@@ -33,6 +34,11 @@ describe("creation and errors", () => {
     ["events not an array", "POST", "/webhooks", { events: "video.source.recorded", url }, 400, { problems: [{ name: "events", title: "This attribute must be an array." }] }],
     ["unknown event", "POST", "/webhooks", { events: ["video.caption.generated"], url }, 400, { problems: problems(["invalid-attribute", "events[0]"]) }],
     ["url not http(s)", "POST", "/webhooks", { events: ["video.source.recorded"], url: "ftp://example.com/x" }, 400, { problems: problems(["invalid-attribute", "url"]) }],
+    ["public address literal", "POST", "/webhooks", { events: ["video.source.recorded"], url: "http://93.184.216.34:8080/hook" }, 201, { url: "http://93.184.216.34:8080/hook" }],
+    ...["http://127.0.0.1:8080/hook", "http://[::1]/", "http://10.0.0.1/", "http://169.254.169.254/latest/meta-data/", "http://localhost/",
+      "https://LOCALHOST.:8443/x", "http://api.localhost/", "http://[::ffff:127.0.0.1]/", "http://0x7f000001/", "http://[fd00:ec2::254]/"]
+      .map((u): Row => [`internal address ${u}`, "POST", "/webhooks", { events: ["video.source.recorded"], url: u }, 400,
+        { title: "Invalid attributes.", name: "url", problems: [{ type: "https://docs.api.video/reference/invalid-attribute", name: "url", title: expect.stringMatching(/must not point to an internal address \((loopback|private|link-local|unique-local)\)/) }] }]),
     ["every rule at once", "POST", "/webhooks", { events: ["nope"], url: "not a url" }, 400, { problems: problems(["invalid-attribute", "events[0]"], ["invalid-attribute", "url"]) }],
     ["unknown attribute", "POST", "/webhooks", { events: ["video.source.recorded"], url, secret: 1 }, 400, { name: "secret" }],
     ["unknown id", "GET", "/webhooks/webhook_0000000000000000000000", undefined, 404, { name: "webhookId", title: "The requested resource could not be found." }],

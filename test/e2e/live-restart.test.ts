@@ -83,6 +83,7 @@ test("a server killed mid-broadcast: the next start sets broadcasting false, fir
     env: {
       ...process.env, ...env, VIDHOST_DATA_DIR: dataDir, VIDHOST_ADMIN_KEY: adminKey, VIDHOST_LOG_LEVEL: "info",
       VIDHOST_API_PORT: "0", VIDHOST_SANDBOX_PORT: "0", VIDHOST_ADMIN_PORT: "0", VIDHOST_RTMP_PORT: "0",
+      VIDHOST_WEBHOOK_ALLOW_PRIVATE: "true", // the receiver is on 127.0.0.1
     },
     stdin: "ignore", stdout: "pipe", stderr: "pipe",
   });

@@ -1,6 +1,9 @@
-// Which IP addresses a `source` URL import may connect to. Anything that reaches the machine itself,
-// its networks or a cloud metadata service is refused (SSRF), unless VIDHOST_IMPORT_ALLOW_PRIVATE.
-import { isIPv4, isIPv6 } from "node:net";
+// Which IP addresses an outbound request on a user's behalf may connect to (`source` URL imports,
+// webhook deliveries). Anything that reaches the machine itself, its networks or a cloud metadata
+// service is refused (SSRF), unless the feature's *_ALLOW_PRIVATE setting is on. guardedLookup is
+// the node:http(s) `lookup` hook (Bun honours it) that enforces this at connect time.
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { isIPv4, isIPv6, type LookupFunction } from "node:net";
 
 /** [first address as a 32-bit number, prefix length, what the range is] */
 type V4Range = [number, number, string];
@@ -73,7 +76,7 @@ function classifyV6(g: number[]): string | null {
 }
 
 /**
- * Why an import must not connect to `ip` (e.g. "loopback", "private"), or null for a public
+ * Why a request must not connect to `ip` (e.g. "loopback", "private"), or null for a public
  * address. `ip` is an address literal (IPv6 with or without brackets); anything else is "invalid".
  */
 export function blockedAddress(ip: string): string | null {
@@ -87,4 +90,43 @@ export function blockedAddress(ip: string): string | null {
 export function isAddressLiteral(host: string): boolean {
   const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
   return isIPv4(bare) || isIPv6(bare);
+}
+
+/**
+ * Why a URL's hostname is internal on its face, without resolving it: a blocked address literal, or
+ * `localhost` and its subdomains (RFC 6761 keeps them on loopback). Null for anything else.
+ */
+export function internalHostName(hostname: string): string | null {
+  if (isAddressLiteral(hostname)) return blockedAddress(hostname);
+  return /(^|\.)localhost\.?$/i.test(hostname) ? "loopback" : null;
+}
+
+/**
+ * No connection was made to `host`: it is a blocked address literal, a name resolving only to
+ * blocked addresses (`why` says what they are), or a name that did not resolve (`why` null).
+ */
+export class RefusedHostError extends Error {
+  constructor(readonly host: string, readonly why: string | null, readonly code?: string) {
+    super(!why ? `The host name ${host} could not be resolved (${code}).`
+      : isAddressLiteral(host) ? `The address ${host} is a ${why} address.`
+      : `The host name ${host} resolves to a ${why} address.`);
+    this.name = "RefusedHostError";
+  }
+}
+
+/**
+ * A node:http(s) `lookup` hook: resolves once and hands the socket only addresses that passed the
+ * check, so a DNS answer that changes between a check and the connect (rebinding) cannot reach an
+ * internal address. Address literals never reach a lookup hook: check those before connecting.
+ */
+export function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return ((host: string, options: { all?: boolean }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+    dnsLookup(host, { all: true }, (err, addresses) => {
+      if (err) return callback(new RefusedHostError(host, null, err.code ?? err.message), []);
+      const allowed = allowPrivate ? addresses : addresses.filter((a) => blockedAddress(a.address) === null);
+      if (!allowed.length) return callback(new RefusedHostError(host, blockedAddress(addresses[0]?.address ?? "") ?? "unknown"), []);
+      if (options?.all) callback(null, allowed);
+      else callback(null, allowed[0].address, allowed[0].family);
+    });
+  }) as LookupFunction;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { blockedAddress, isAddressLiteral } from "./address";
+import { blockedAddress, isAddressLiteral } from "./outbound-address";
 
 describe("blockedAddress: IPv4", () => {
   const table: [string, string | null][] = [
