@@ -341,6 +341,13 @@ describe("failures and limits", () => {
     expect(result.fields.title.length).toBe(64 * 1024);
   });
 
+  test("text fields over 1 MiB together → invalid-payload, though each is within 64 KiB", async () => {
+    const parts = Array.from({ length: 17 }, (_, i) => ({ name: `f${i}`, value: "v".repeat(64 * 1024) }));
+    expect((await apiErrorOf((await parse(body(parts))).run)).kind).toBe("invalid-payload");
+    const within = await (await parse(body(parts.slice(0, 16)))).run;
+    expect(Object.keys(within.fields)).toHaveLength(16);
+  });
+
   test("too many fields → invalid-payload", async () => {
     const parts = Array.from({ length: 6 }, (_, i) => ({ name: `f${i}`, value: "v" }));
     expect((await apiErrorOf((await parse(body(parts), { limits: { maxFields: 5 } })).run)).kind).toBe("invalid-payload");

@@ -53,6 +53,8 @@ export interface MultipartLimits {
 
 /** Largest text field value. */
 export const MAX_FIELD_BYTES = 64 * 1024;
+/** All text fields of one body together: no more than a JSON body may hold. */
+export const MAX_FIELDS_TOTAL_BYTES = 1024 * 1024;
 /** Largest header block of one part. */
 export const MAX_PART_HEADER_BYTES = 16 * 1024;
 
@@ -130,6 +132,7 @@ class MultipartParser {
   private phase: Phase = "preamble";
   private current: Current | null = null;
   private fieldCount = 0;
+  private fieldBytes = 0;
 
   constructor(
     boundary: string,
@@ -247,6 +250,8 @@ class MultipartParser {
     } else if (current.kind === "field") {
       current.size += bytes.length;
       if (current.size > MAX_FIELD_BYTES) throw invalidPayload(`The field "${current.name}" is longer than ${MAX_FIELD_BYTES} bytes.`);
+      this.fieldBytes += bytes.length;
+      if (this.fieldBytes > MAX_FIELDS_TOTAL_BYTES) throw invalidPayload(`The text fields are longer than ${MAX_FIELDS_TOTAL_BYTES} bytes together.`);
       current.chunks.push(Buffer.from(bytes));
     }
   }
