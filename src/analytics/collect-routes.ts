@@ -3,6 +3,7 @@ import type { Environment } from "../config";
 import type { AppContext } from "../context";
 import { readBoundedText, streamedBody } from "../http/app";
 import { invalidPayload, notFound, tooManyRequests } from "../http/errors";
+import { rateLimitedAddress } from "../http/client-address";
 import { RateLimiter } from "../http/rate-limit";
 import { errorBody } from "../http/schemas";
 import { parseReport, recordReport, REPORT_MAX_BYTES } from "./collect";
@@ -20,7 +21,7 @@ export function analyticsCollectRoutes(app: AppContext, environment: Environment
     .use(streamedBody())
     .post(COLLECT_PATH, async ({ request }) => {
       const address = addressOf(request);
-      const decision = limiter.hit(address, app.config.analyticsRateLimit);
+      const decision = limiter.hit(rateLimitedAddress(address), app.config.analyticsRateLimit);
       if (!decision.allowed) throw tooManyRequests(decision.retryAfterS);
       // sendBeacon posts text/plain, so no JSON parser has run: the body is read here, bounded.
       const report = parseReport(await readBoundedText(request, REPORT_MAX_BYTES, "8 KiB"));

@@ -1,6 +1,7 @@
 import { authenticate } from "../auth/service";
 import type { Environment, RateCategory } from "../config";
 import type { AppContext, ScopeCtx } from "../context";
+import { rateLimitedAddress } from "./client-address";
 import { ApiError, tooManyRequests } from "./errors";
 import { RateLimiter, rateCategory } from "./rate-limit";
 
@@ -65,7 +66,7 @@ export function apiGate(app: AppContext, environment: Environment, addressOf: (r
         resolved.set(request, outcome);
         if (!(outcome instanceof ApiError)) identity = outcome.apiKeyId;
       }
-      identity ??= `address:${addressOf(request) || "unknown"}`;
+      identity ??= `address:${rateLimitedAddress(addressOf(request)) || "unknown"}`;
       const category = rateCategory(request.method, path);
       const decision = limiters[category].hit(identity, limits[category]);
       headers["x-ratelimit-limit"] = String(decision.limit);

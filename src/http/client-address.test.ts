@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { clientAddress } from "./client-address";
+import { clientAddress, rateLimitedAddress } from "./client-address";
 
 const req = (forwarded?: string) => new Request("http://x/", { headers: forwarded ? { "x-forwarded-for": forwarded } : {} });
 const loopback = new Set(["127.0.0.1", "::1"]);
@@ -18,4 +18,14 @@ test("a trusted proxy that forwards nothing stands for itself; an unknown socket
   expect(clientAddress(req(), "::1", loopback)).toBe("::1");
   expect(clientAddress(req(""), "127.0.0.1", loopback)).toBe("127.0.0.1");
   expect(clientAddress(req("203.0.113.4"), "", loopback)).toBe("");
+});
+
+test("per-address limits count IPv4 addresses one by one and IPv6 addresses by their /64", () => {
+  expect(rateLimitedAddress("198.51.100.7")).toBe("198.51.100.7");
+  expect(rateLimitedAddress("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
+  expect(rateLimitedAddress("2001:0DB8:0001:0002:ffff:ffff:ffff:fffe")).toBe("2001:db8:1:2::/64");
+  expect(rateLimitedAddress("2001:db8::1")).toBe("2001:db8:0:0::/64");
+  expect(rateLimitedAddress("::1")).toBe("0:0:0:0::/64");
+  expect(rateLimitedAddress("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
+  expect(rateLimitedAddress("")).toBe("");
 });

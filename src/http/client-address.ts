@@ -11,3 +11,16 @@ export function clientAddress(request: Request, socketAddress: string, trustedPr
   const hop = forwarded ? (forwarded.split(",").pop() ?? "").trim() : "";
   return hop || socket;
 }
+
+/**
+ * What a per-address rate limit counts: an IPv4 address, or an IPv6 address's /64 (one host is
+ * usually given a whole /64, so counting single IPv6 addresses would give it billions of budgets).
+ */
+export function rateLimitedAddress(address: string): string {
+  if (!address.includes(":")) return address;
+  const [head, tail = ""] = address.replace(/%.*$/, "").toLowerCase().split("::");
+  const left = head ? head.split(":") : [];
+  const right = address.includes("::") && tail ? tail.split(":") : [];
+  const groups = address.includes("::") ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+}
