@@ -2,11 +2,12 @@ import { and, eq, gt, lt, sql } from "drizzle-orm";
 import type { Environment } from "../config";
 import type { AppContext, ScopeCtx } from "../context";
 import { preparedQuery } from "../db/prepared";
-import { apiKeys, authTokens, projects } from "../db/schema";
+import { apiKeys, authTokens } from "../db/schema";
 import { invalidCredentials, unauthorized } from "../http/errors";
 import { newSecret } from "../ids";
 import { constantTimeEqual, sha256Hex } from "../security";
 import type { CachedKey, CachedToken } from "./key-cache";
+import { projectRefusal } from "./project-state";
 
 export const ACCESS_TOKEN_TTL_S = 3600;
 /** Refresh tokens outlive access tokens so a client can renew without its API key. */
@@ -26,9 +27,6 @@ const keyByHashQuery = preparedQuery((db) =>
   db.select().from(apiKeys).where(eq(apiKeys.secretHash, sql.placeholder("hash"))).prepare());
 const keyByIdQuery = preparedQuery((db) =>
   db.select().from(apiKeys).where(eq(apiKeys.id, sql.placeholder("id"))).prepare());
-const projectQuery = preparedQuery((db) =>
-  db.select({ deleted: projects.deleted, productionEnabled: projects.productionEnabled }).from(projects)
-    .where(eq(projects.id, sql.placeholder("id"))).prepare());
 const liveTokenQuery = preparedQuery((db) =>
   db.select().from(authTokens)
     .where(and(eq(authTokens.hash, sql.placeholder("hash")), eq(authTokens.kind, sql.placeholder("kind")), gt(authTokens.expiresAt, sql.placeholder("now"))))
@@ -51,12 +49,9 @@ function refusal(app: AppContext, key: CachedKey, environment: Environment): str
   if (key.environment !== environment) {
     return `This is a ${key.environment} API key; use it on the ${key.environment} API.`;
   }
-  const project = app.keyCache.project(key.projectId, () => {
-    const row = projectQuery(app).get({ id: key.projectId });
-    return { exists: !!row && !row.deleted, productionEnabled: !!row?.productionEnabled };
-  });
-  if (!project.exists) return "This API key's project no longer exists.";
-  if (environment === "production" && !project.productionEnabled) {
+  const why = projectRefusal(app, key.projectId, environment);
+  if (why === "deleted") return "This API key's project no longer exists.";
+  if (why === "production-disabled") {
     return "This project is sandbox-only: enable production for it in the dashboard or the admin API before using production keys.";
   }
   return null;

@@ -1,5 +1,6 @@
 // The node-media-server adapter on its own, with real ffmpeg publishers and readers on port 0.
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import net from "node:net";
 import { createLogger } from "../log";
 import { testMediaTools } from "../../test/fixtures/media";
 import { waitFor } from "../../test/helpers";
@@ -18,7 +19,7 @@ afterEach(async () => {
 interface Seen { media: MediaInfo[]; progress: number; ends: number }
 
 /** A server accepting keys in `keys` (stream id = "id-" + key) and recording what each publisher reports. */
-async function server(keys: string[], opts: { publishIdleMs?: number } = {}) {
+async function server(keys: string[], opts: { publishIdleMs?: number; handshakeTimeoutMs?: number } = {}) {
   const seen = new Map<string, Seen>();
   const s = await startRtmpServer({
     host: "127.0.0.1", port: 0, log, ...opts,
@@ -80,7 +81,8 @@ describe("node-media-server behind the adapter", () => {
   });
 
   test("only the reader URL (with its token) may play; the reader gets the stream until the publisher leaves", async () => {
-    const { s } = await server(["k1"]);
+    // A handshake deadline far shorter than the publish: neither the publisher nor the reader is cut by it.
+    const { s } = await server(["k1"], { handshakeTimeoutMs: 1000 });
     const pub = publish(`rtmp://127.0.0.1:${s.port}/s/k1`, 3);
     await waitFor("publishing", () => s.isPublishing("id-k1"));
     const thief = ffmpeg(["-i", `rtmp://127.0.0.1:${s.port}/s/k1`, "-t", "1", "-f", "null", "-"]);
@@ -141,6 +143,23 @@ describe("node-media-server behind the adapter", () => {
     expect(await second.exited).toBe(0);
     expect(logged.some((l) => l.includes("publish decision failed") && l.includes("database is locked"))).toBe(true);
     expect(logged.some((l) => l.includes("media start failed"))).toBe(true);
+  });
+
+  test("a connection that never publishes nor plays is closed: silent, or stuck halfway through the handshake", async () => {
+    const { s } = await server(["k1"], { handshakeTimeoutMs: 200 });
+    const connect = (send?: Buffer) => new Promise<net.Socket>((resolve, reject) => {
+      const socket = net.connect(s.port, "127.0.0.1", () => {
+        if (send) socket.write(send);
+        resolve(socket);
+      });
+      socket.once("error", reject);
+    });
+    const closed = (socket: net.Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once("close", () => resolve())));
+    const silent = await connect();
+    // C0 (version 3) and C1 (1536 bytes): the server answers S0-S2 and then waits for C2, which never comes.
+    const halfway = await connect(Buffer.concat([Buffer.from([3]), Buffer.alloc(1536)]));
+    halfway.on("data", () => {});
+    await Promise.all([closed(silent), closed(halfway)]);
   });
 
   test("a taken port is an error, not an exit", async () => {

@@ -20,6 +20,7 @@ import NmsRtmp from "node-media-server/src/protocol/rtmp.js";
 // @ts-expect-error as above.
 import nmsLogger from "node-media-server/src/core/logger.js";
 import type { Logger } from "../log";
+import { constantTimeEqual } from "../security";
 
 /** What the stream headers told us about a publish, at its first audio or video frame. */
 export interface MediaInfo {
@@ -64,6 +65,8 @@ export interface RtmpOptions {
   publish(request: PublishRequest): PublishDecision;
   /** A publisher silent this long is dropped (default 15 s). */
   publishIdleMs?: number;
+  /** A connection that has not started publishing or playing this long after it opened is closed (default HANDSHAKE_MS). */
+  handshakeTimeoutMs?: number;
   /** An internal reader that lets this much pile up unread is dropped, so it cannot hold memory (default 16 MiB). */
   readerBacklogBytes?: number;
 }
@@ -135,6 +138,13 @@ const PREROLL_BYTES = 32 * 1024 * 1024;
 /** How long a short publish that ended stays available to readers that had not joined yet. */
 const LATE_READER_MS = 10_000;
 const NAME = /^[A-Za-z0-9_-]{1,128}$/;
+/**
+ * How long a connection may take from opening to an accepted publish or play. Without it a client
+ * that connects and sends nothing (or trickles bytes) holds a socket forever, and enough of them
+ * exhaust the process's file descriptors. OBS and ffmpeg get there in a few round trips, far less
+ * than this even on a slow link. A deadline, not an idle timeout, so trickling does not extend it.
+ */
+const HANDSHAKE_MS = 10_000;
 
 interface Publisher {
   session: NmsSession;
@@ -154,6 +164,7 @@ export async function startRtmpServer(opts: RtmpOptions): Promise<RtmpServer> {
   const ended = new Map<string, { messages: Buffer[]; timer: ReturnType<typeof setTimeout> }>();
   const sockets = new Set<net.Socket>();
   const idleMs = opts.publishIdleMs ?? 15_000;
+  const handshakeMs = opts.handshakeTimeoutMs ?? HANDSHAKE_MS;
   const backlog = opts.readerBacklogBytes ?? 16 * 1024 * 1024;
   const readerHost = opts.host === "0.0.0.0" || opts.host === "" ? "127.0.0.1" : opts.host === "::" ? "[::1]" : opts.host.includes(":") ? `[${opts.host}]` : opts.host;
 
@@ -180,7 +191,15 @@ export async function startRtmpServer(opts: RtmpOptions): Promise<RtmpServer> {
 
   const accept = (socket: net.Socket) => {
     sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+    // Cleared once a publish or a play is accepted; a refused one is cut off sooner (refuse).
+    const deadline = setTimeout(() => {
+      opts.log.info("live: RTMP connection closed before publishing or playing", { remote: socket.remoteAddress });
+      socket.destroy();
+    }, handshakeMs);
+    socket.on("close", () => {
+      clearTimeout(deadline);
+      sockets.delete(socket);
+    });
     const session = new RtmpSession(socket);
     const nms = { onConnect: session.onConnect, onPush: session.onPush, onPlay: session.onPlay, onPacket: session.onPacket, onClose: session.onClose };
     let request: { app: string; name: string; host: string; query: Record<string, unknown> } | null = null;
@@ -220,6 +239,7 @@ export async function startRtmpServer(opts: RtmpOptions): Promise<RtmpServer> {
       Object.getPrototypeOf(session.rtmp).respondPublish.call(session.rtmp);
       publisher = { session, events, ended: false, preroll: null };
       publishers.set(streamId, publisher);
+      clearTimeout(deadline);
       socket.setTimeout(idleMs);
       socket.on("timeout", () => {
         opts.log.warn("live: publisher silent, dropped", { streamId });
@@ -229,8 +249,11 @@ export async function startRtmpServer(opts: RtmpOptions): Promise<RtmpServer> {
 
     session.onPlay = () => {
       if (refused) return;
-      const ok = request && request.app === INTERNAL_APP && NAME.test(request.name) && request.query.reader === token;
+      const reader = request?.query.reader;
+      const ok = request && request.app === INTERNAL_APP && NAME.test(request.name) && typeof reader === "string" && constantTimeEqual(reader, token);
       if (!ok || !request) return refuse("NetStream.Play.Failed", "playing is not offered here");
+      // An internal reader (the ingest's ffmpeg) reads as long as the publish lasts; the backlog bound below guards it instead.
+      clearTimeout(deadline);
       if (!publishers.has(request.name)) {
         // After its publisher left, a reader would wait forever: it gets the short publish that just
         // ended, if any, and then the end of its input.

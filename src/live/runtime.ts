@@ -1,7 +1,9 @@
 // The live runtime, built by the composition root: it owns the RTMP server and, per publisher,
 // the ingest ffmpeg (live HLS + recording + picture) and the restream relays. Nothing here lives
 // at module level, so two appliances can run in one process.
-import { and, desc, eq, ne } from "drizzle-orm";
+import { and, desc, eq, inArray, ne } from "drizzle-orm";
+import { projectRefusal } from "../auth/project-state";
+import type { Environment } from "../config";
 import type { AppContext } from "../context";
 import { liveBroadcasts, liveStreams } from "../db/schema";
 import { SANDBOX_LIMIT_S } from "../encoding/sandbox";
@@ -85,6 +87,19 @@ export class LiveRuntime implements LiveControl {
     this.rtmp?.disconnect(stream.id);
   }
 
+  /**
+   * Completes every broadcast in progress in a project's environment, as if each were completed
+   * through the API (its recording becomes a video): called when production is switched off, so a
+   * production broadcast does not outlive the keys and tokens that were just refused.
+   */
+  completeAll(projectId: string, environment: Environment): void {
+    if (!this.app) return;
+    const open = this.app.db.selectDistinct({ id: liveBroadcasts.liveStreamId }).from(liveBroadcasts)
+      .where(and(eq(liveBroadcasts.projectId, projectId), eq(liveBroadcasts.environment, environment), inArray(liveBroadcasts.state, ["live", "reconnecting"])))
+      .all();
+    for (const stream of open) this.complete(stream);
+  }
+
   async idle(broadcastId: string, signal?: AbortSignal): Promise<void> {
     for (;;) {
       signal?.throwIfAborted();
@@ -162,6 +177,13 @@ export class LiveRuntime implements LiveControl {
     if ("missing" in app.media) return { accept: false, reason: "live streaming is unavailable: ffmpeg is missing" };
     const stream = app.db.select().from(liveStreams).where(eq(liveStreams.streamKey, r.name)).get();
     if (!stream) return { accept: false, reason: "unknown stream key" };
+    // The rule API keys follow: a deleted project, or production switched off, refuses the key as
+    // if it were unknown (the publisher learns nothing about the project; the log says why).
+    const why = projectRefusal(app, stream.projectId, stream.environment);
+    if (why) {
+      app.log.info("live: publish refused", { liveStreamId: stream.id, reason: why });
+      return { accept: false, reason: "unknown stream key" };
+    }
     return {
       accept: true,
       streamId: stream.id,

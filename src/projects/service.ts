@@ -53,11 +53,11 @@ export interface ProjectUpdate {
 
 /**
  * Renames a project, schedules or cancels its deletion, and/or switches its mode. A mode change
- * takes effect at once (the key cache forgets the project); the deletion is carried out by the
- * hourly schedule (projects/deletion.ts).
+ * takes effect at once (the key cache forgets the project; switching production off also completes
+ * its production broadcasts); the deletion is carried out by the hourly schedule (projects/deletion.ts).
  */
 export function updateProject(app: AppContext, projectId: string, input: ProjectUpdate) {
-  getProjectRow(app, projectId);
+  const before = getProjectRow(app, projectId);
   const changes: Partial<ProjectRow> = {};
   if (input.name !== undefined) changes.name = input.name;
   if (input.production_enabled !== undefined) changes.productionEnabled = input.production_enabled;
@@ -65,6 +65,8 @@ export function updateProject(app: AppContext, projectId: string, input: Project
   if (Object.keys(changes).length) {
     app.db.update(projects).set(changes).where(eq(projects.id, projectId)).run();
     app.keyCache.invalidateProject(projectId);
+    // New publishes are refused from now on (auth/project-state.ts); running ones end too.
+    if (before.productionEnabled && input.production_enabled === false) app.live.completeAll(projectId, "production");
   }
   return projectBody(getProjectRow(app, projectId));
 }

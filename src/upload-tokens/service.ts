@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, gt, isNull, or } from "drizzle-orm";
+import { projectRefusal } from "../auth/project-state";
 import { atom } from "../clock";
 import type { Environment } from "../config";
 import type { AppContext, ScopeCtx } from "../context";
@@ -59,10 +60,14 @@ export function deleteUploadToken(ctx: ScopeCtx, token: string): void {
   ctx.db.delete(uploadTokens).where(eq(uploadTokens.id, token)).run();
 }
 
-/** The scope an upload token grants on this listener, or 401. */
+/**
+ * The scope an upload token grants on this listener, or 401. A token of a deleted project, or a
+ * production token while the project's production is off, gets the very answer of an unknown one
+ * (the rule API keys follow, auth/project-state.ts), so the answer tells nothing about the project.
+ */
 export function scopeForUploadToken(app: AppContext, environment: Environment, token: string | undefined): ScopeCtx & { tokenId: string } {
   if (!token) throw unauthorized("authentication-missing-upload-token", "The upload token is missing.", "Pass ?token= with an upload token.");
   const row = app.db.select().from(uploadTokens).where(and(eq(uploadTokens.id, token), eq(uploadTokens.environment, environment), live(app))).get();
-  if (!row) throw unauthorized("authentication-invalid-upload-token", "The upload token is invalid or expired.");
+  if (!row || projectRefusal(app, row.projectId, environment)) throw unauthorized("authentication-invalid-upload-token", "The upload token is invalid or expired.");
   return { ...app, projectId: row.projectId, environment, apiKeyId: "", tokenId: row.id };
 }
