@@ -90,14 +90,16 @@ export class LiveRuntime implements LiveControl {
   /**
    * Completes every broadcast in progress in a project's environment, as if each were completed
    * through the API (its recording becomes a video): called when production is switched off, so a
-   * production broadcast does not outlive the keys and tokens that were just refused.
+   * production broadcast does not outlive the keys and tokens that were just refused, and when a
+   * project is deleted. Returns the broadcasts' ids (`idle` tells when their writers have stopped).
    */
-  completeAll(projectId: string, environment: Environment): void {
-    if (!this.app) return;
-    const open = this.app.db.selectDistinct({ id: liveBroadcasts.liveStreamId }).from(liveBroadcasts)
+  completeAll(projectId: string, environment: Environment): string[] {
+    if (!this.app) return [];
+    const open = this.app.db.select({ id: liveBroadcasts.id, liveStreamId: liveBroadcasts.liveStreamId }).from(liveBroadcasts)
       .where(and(eq(liveBroadcasts.projectId, projectId), eq(liveBroadcasts.environment, environment), inArray(liveBroadcasts.state, ["live", "reconnecting"])))
       .all();
-    for (const stream of open) this.complete(stream);
+    for (const liveStreamId of new Set(open.map((b) => b.liveStreamId))) this.complete({ id: liveStreamId });
+    return open.map((b) => b.id);
   }
 
   async idle(broadcastId: string, signal?: AbortSignal): Promise<void> {

@@ -6,8 +6,9 @@ import { removeVideo } from "../videos/service";
 
 /**
  * Carries out the deletions scheduled with `deletes_at: "next_cycle"` whose time has come (run by the
- * hourly schedule). A project first stops authenticating (marked deleted, key cache forgotten); then
- * its videos go with their encodes and media, then its whole media folder, then its row, which
+ * hourly schedule). A project first stops authenticating (marked deleted, key cache forgotten) and
+ * its broadcasts end (their writers stopped, so nothing writes into its folder); then its videos go
+ * with their encodes and media, then its whole media folder, then its row, which
  * cascades to every row that belongs to it (keys, tokens, webhooks, usage, ...). Returns the ids deleted.
  */
 export async function deleteDueProjects(app: AppContext): Promise<string[]> {
@@ -19,6 +20,8 @@ export async function deleteDueProjects(app: AppContext): Promise<string[]> {
     try {
       app.db.update(projects).set({ deleted: true }).where(eq(projects.id, id)).run();
       app.keyCache.invalidateProject(id);
+      const ended = [...app.live.completeAll(id, "sandbox"), ...app.live.completeAll(id, "production")];
+      await Promise.all(ended.map((broadcastId) => app.live.idle(broadcastId)));
       for (const row of app.db.select().from(videos).where(eq(videos.projectId, id)).all()) await removeVideo(app, row);
       await app.storage.delete([id]);
       app.db.delete(projects).where(eq(projects.id, id)).run();

@@ -3,10 +3,12 @@
 // and stream keys are refused as unknown ones. Real HTTP uploads, real ffmpeg publishes over RTMP.
 // Encoding is not what this is about: the job queue is stopped, so encodes and finishes stay queued.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { count, eq } from "drizzle-orm";
+import { atom } from "../../src/clock";
 import { liveBroadcasts, liveStreams, projects, videos } from "../../src/db/schema";
+import { deleteDueProjects } from "../../src/projects/deletion";
 import { makeClip, mediaTempDir } from "../fixtures/media";
 import { startTestAppliance, waitFor, type TestAppliance } from "../helpers";
 import { LIVE_TEST_ENV, createLiveStream, ingest, publish, waitBroadcasting } from "./live-support";
@@ -130,5 +132,18 @@ describe("stream keys", () => {
     expect(await refused.exited).not.toBe(0);
     expect(await refused.stderr).toContain("unknown stream key");
     expect(broadcastsOf(stream.liveStreamId)).toHaveLength(0);
+  });
+
+  test("a project's deletion cuts its running broadcast off before its media folder goes", async () => {
+    const { projectId, sandboxKey } = await app.newProject("Deleted while live");
+    const stream = await createLiveStream(app, sandboxKey, { name: "sandbox" });
+    const running = publish(ingest(app, stream.streamKey), 60, { size: "320x180" });
+    await waitBroadcasting(app, sandboxKey, stream.liveStreamId, true);
+    expect(existsSync(join(app.dataDir, "media", projectId))).toBe(true);
+    app.ctx.db.update(projects).set({ deletesAt: atom(new Date(0)) }).where(eq(projects.id, projectId)).run();
+    expect(await deleteDueProjects(app.ctx)).toEqual([projectId]);
+    expect(await running.exited).not.toBe(0);
+    // Its writers stopped before the folder was removed, so nothing wrote it back.
+    expect(existsSync(join(app.dataDir, "media", projectId))).toBe(false);
   });
 });
