@@ -1,3 +1,6 @@
+import { isIPv6 } from "node:net";
+import { ipv6Groups } from "./outbound-address";
+
 /**
  * The client's address as Vidhost counts it (per-address rate limits, analytics viewers): the
  * socket's, or, when the socket is a trusted reverse proxy, the last X-Forwarded-For hop, the one
@@ -17,10 +20,6 @@ export function clientAddress(request: Request, socketAddress: string, trustedPr
  * usually given a whole /64, so counting single IPv6 addresses would give it billions of budgets).
  */
 export function rateLimitedAddress(address: string): string {
-  if (!address.includes(":")) return address;
-  const [head, tail = ""] = address.replace(/%.*$/, "").toLowerCase().split("::");
-  const left = head ? head.split(":") : [];
-  const right = address.includes("::") && tail ? tail.split(":") : [];
-  const groups = address.includes("::") ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+  if (!isIPv6(address.replace(/%.*$/, ""))) return address;
+  return `${ipv6Groups(address).slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
 }

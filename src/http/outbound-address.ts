@@ -38,7 +38,7 @@ function classifyV4(n: number): string | null {
 }
 
 /** The eight 16-bit groups of a valid IPv6 address (dotted IPv4 tails included). */
-function groups(ip: string): number[] {
+export function ipv6Groups(ip: string): number[] {
   let text = ip.replace(/%.*$/, "").toLowerCase();
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {
@@ -82,7 +82,7 @@ function classifyV6(g: number[]): string | null {
 export function blockedAddress(ip: string): string | null {
   const bare = ip.startsWith("[") && ip.endsWith("]") ? ip.slice(1, -1) : ip;
   if (isIPv4(bare)) return classifyV4(v4(bare));
-  if (isIPv6(bare)) return classifyV6(groups(bare));
+  if (isIPv6(bare)) return classifyV6(ipv6Groups(bare));
   return "invalid";
 }
 
