@@ -63,8 +63,9 @@ export async function runFfmpeg(tools: MediaTools, args: string[], opts: RunOpti
 // A run refused by a -format_whitelist ends on "file: Invalid argument"; the demuxer it refused
 // (named in an earlier stderr line) says why in words.
 function refusedInput(err: unknown): MediaError | null {
-  const reason = err instanceof MediaError ? whitelistRefusal(err.stderr) : null;
-  return reason && err instanceof MediaError ? new MediaError(reason, err.stderr) : null;
+  if (!(err instanceof MediaError)) return null;
+  const reason = whitelistRefusal(err.stderr);
+  return reason ? new MediaError(reason, err.stderr) : null;
 }
 
 /** Probes the source `file` with ffprobe, plain containers only; throws MediaError ("The file is a playlist, not a video: …", "The file is not a video: …", "ffprobe could not read the file: …"). */
