@@ -1,6 +1,7 @@
 // Pure builder of the ffmpeg arguments that turn a video's sound into what speech-to-text engines
 // (Whisper and its servers) read best.
 import { secs } from "./args-ladder";
+import { SOURCE_DEMUXERS, userFileInput } from "./input-formats";
 
 /**
  * ffmpeg arguments extracting the first audio track of `input` as 16 kHz mono 16-bit PCM WAV at
@@ -10,6 +11,7 @@ import { secs } from "./args-ladder";
 export function speechAudioArgs(input: string, output: string, opts: { startS?: number; limitS?: number } = {}): string[] {
   return [
     ...(opts.startS ? ["-ss", secs(opts.startS)] : []), // input seek: where a clipped video starts
+    ...userFileInput(SOURCE_DEMUXERS), // the user's source: plain containers only
     "-i", input,
     "-map", "0:a:0", // the first audio track; fails (no stream) when there is none
     "-vn", // no picture: nothing to decode but the sound

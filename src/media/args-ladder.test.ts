@@ -2,6 +2,11 @@ import { describe, expect, test } from "bun:test";
 import { hlsLadderArgs, outputFps, secs } from "./args-ladder";
 import { ladderFor } from "./ladder";
 
+// A user's source: a local file, read only as a plain container.
+const SOURCE_ONLY = ["-protocol_whitelist", "file", "-format_whitelist", "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,mpegts,avi,flv,mpeg,ogg,asf,mxf,dv"];
+// A user's image: a local file, read only as PNG or JPEG.
+const IMAGE_ONLY = ["-protocol_whitelist", "file", "-format_whitelist", "png_pipe,jpeg_pipe"];
+
 const ladder720 = ladderFor({ width: 1280, height: 720 });
 const hlsTail = (segment: string, map: string) => [
   "-max_muxing_queue_size", "1024",
@@ -18,7 +23,7 @@ const rung240 = ["-profile:v:0", "main", "-b:v:0", "400k", "-maxrate:v:0", "440k
 describe("hlsLadderArgs", () => {
   test("two rungs with audio: one decode, split, per-rung rate control and AAC", () => {
     expect(hlsLadderArgs("/in.mp4", ladder720.slice(0, 2), "/out", { hasAudio: true, frameRate: 25, segmentS: 4 })).toEqual([
-      "-i", "/in.mp4",
+      ...SOURCE_ONLY, "-i", "/in.mp4",
       "-filter_complex", "[0:v]split=2[s0][s1];[s0]scale=426:240,setsar=1[v0];[s1]scale=640:360,setsar=1[v1]",
       "-map", "[v0]", "-map", "0:a:0",
       "-map", "[v1]", "-map", "0:a:0",
@@ -39,8 +44,8 @@ describe("hlsLadderArgs", () => {
       watermarks: [{ file: "/wm.png", prepare: "scale=64:-1", filter: "overlay=W-w-10:10" }],
     });
     expect(args).toEqual([
-      "-ss", "1.5", "-i", "/in.mp4",
-      "-i", "/wm.png",
+      "-ss", "1.5", ...SOURCE_ONLY, "-i", "/in.mp4",
+      ...IMAGE_ONLY, "-i", "/wm.png",
       "-filter_complex", "[1:v]scale=64:-1[wm0];[0:v][wm0]overlay=W-w-10:10,fps=60,split=1[s0];[s0]scale=426:240,setsar=1[v0]",
       "-map", "[v0]",
       "-map_metadata", "-1", "-map_chapters", "-1",
@@ -71,9 +76,9 @@ describe("hlsLadderArgs", () => {
       ],
     });
     expect(args.slice(0, args.indexOf("-map"))).toEqual([
-      "-ss", "2", "-i", "/in.mp4",
-      "-i", "/own.jpg",
-      "-i", "/sandbox.png",
+      "-ss", "2", ...SOURCE_ONLY, "-i", "/in.mp4",
+      ...IMAGE_ONLY, "-i", "/own.jpg",
+      ...IMAGE_ONLY, "-i", "/sandbox.png",
       "-filter_complex",
       "[1:v]scale=128:-1,format=rgba,colorchannelmixer=aa=0.5[wm0];[2:v]scale=256:-1[wm1];"
         + "[0:v][wm0]overlay=10:10[o0];[o0][wm1]overlay=W-w-16:H-h-16,split=2[s0][s1];"

@@ -1,6 +1,7 @@
 // The whole HLS ladder from one ffmpeg process: the source is decoded once and split, which
 // measured 1.3–1.4× faster than one process per rendition on two cores.
 import { join } from "node:path";
+import { IMAGE_DEMUXERS, SOURCE_DEMUXERS, userFileInput } from "./input-formats";
 import { hlsCutTimes } from "./keyframes";
 import type { Rendition } from "./ladder";
 
@@ -48,8 +49,9 @@ export function hlsLadderArgs(input: string, renditions: Rendition[], outDir: st
   const args: string[] = [];
   // Input seek: jumps to the keyframe before startS, then decodes up to it, so the cut is frame-exact.
   if (opts.clip) args.push("-ss", secs(opts.clip.startS));
-  args.push("-i", input);
-  for (const w of opts.watermarks ?? []) args.push("-i", w.file); // inputs 1, 2, …: the images
+  args.push(...userFileInput(SOURCE_DEMUXERS), "-i", input); // the user's source: plain containers only
+  // Inputs 1, 2, …: the images, PNG or JPEG (the customer's uploads, and the sandbox's own PNG).
+  for (const w of opts.watermarks ?? []) args.push(...userFileInput(IMAGE_DEMUXERS), "-i", w.file);
   args.push("-filter_complex", ladderGraph(renditions, opts));
   renditions.forEach((_, i) => {
     args.push("-map", `[v${i}]`); // this rung's scaled video

@@ -1,13 +1,17 @@
 import { describe, expect, test } from "bun:test";
 import { keyframeProbeArgs, mp4FromHlsArgs, probeArgs, remuxHlsArgs, renditionPaths, thumbnailArgs, thumbnailTime } from "./args";
 
+// A user's source: a local file, read only as a plain container.
+const SOURCE_ONLY = ["-protocol_whitelist", "file", "-format_whitelist", "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,mpegts,avi,flv,mpeg,ogg,asf,mxf,dv"];
+
 describe("golden argument arrays", () => {
   test("probeArgs", () => {
-    expect(probeArgs("/m/src")).toEqual(["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "/m/src"]);
+    expect(probeArgs("/m/src")).toEqual(["-v", "error", ...SOURCE_ONLY, "-print_format", "json", "-show_format", "-show_streams", "/m/src"]);
   });
 
   test("remuxHlsArgs with audio", () => {
     expect(remuxHlsArgs("/m/src", "/m/hls/1080p", { segmentS: 6, hasAudio: true })).toEqual([
+      ...SOURCE_ONLY,
       "-i", "/m/src",
       "-map", "0:v:0",
       "-map", "0:a:0",
@@ -25,6 +29,7 @@ describe("golden argument arrays", () => {
 
   test("remuxHlsArgs silent, with the sandbox limit", () => {
     expect(remuxHlsArgs("/m/src", "/m/hls/720p/", { segmentS: 4, hasAudio: false, limitS: 30 })).toEqual([
+      ...SOURCE_ONLY,
       "-i", "/m/src",
       "-map", "0:v:0",
       "-map_metadata", "-1", "-map_chapters", "-1",
@@ -54,15 +59,15 @@ describe("golden argument arrays", () => {
 
   test("thumbnailArgs, full size and scaled", () => {
     const tail = ["-q:v", "3", "-f", "image2", "-update", "1", "/m/thumb.jpg"];
-    expect(thumbnailArgs("/m/src", 1.25, "/m/thumb.jpg")).toEqual(["-ss", "1.25", "-i", "/m/src", "-map", "0:v:0", "-frames:v", "1", ...tail]);
+    expect(thumbnailArgs("/m/src", 1.25, "/m/thumb.jpg")).toEqual(["-ss", "1.25", ...SOURCE_ONLY, "-i", "/m/src", "-map", "0:v:0", "-frames:v", "1", ...tail]);
     expect(thumbnailArgs("/m/src", 0, "/m/thumb.jpg", { width: 320 })).toEqual([
-      "-ss", "0", "-i", "/m/src", "-map", "0:v:0", "-frames:v", "1", "-vf", "scale=320:-2", ...tail,
+      "-ss", "0", ...SOURCE_ONLY, "-i", "/m/src", "-map", "0:v:0", "-frames:v", "1", "-vf", "scale=320:-2", ...tail,
     ]);
   });
 
   test("keyframeProbeArgs", () => {
     expect(keyframeProbeArgs("/m/src")).toEqual([
-      "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags:format=start_time", "-of", "csv=p=0", "/m/src",
+      "-v", "error", ...SOURCE_ONLY, "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags:format=start_time", "-of", "csv=p=0", "/m/src",
     ]);
   });
 

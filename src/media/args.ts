@@ -2,15 +2,17 @@
 // args-ladder.ts and keyframe probing in keyframes.ts; both are re-exported here.
 import { basename, dirname, join } from "node:path";
 import { secs } from "./args-ladder";
+import { SOURCE_DEMUXERS, userFileInput } from "./input-formats";
 
 export { hlsLadderArgs, type LadderOptions, type WatermarkInput, type X264Preset } from "./args-ladder";
 export { watermarkInput, type WatermarkPlacement } from "./args-watermark";
 export { keyframeProbeArgs } from "./keyframes";
 
-/** ffprobe arguments for probe(): every stream and the container, as JSON. */
+/** ffprobe arguments for probe() of a user's source: every stream and the container, as JSON. */
 export function probeArgs(file: string): string[] {
   return [
     "-v", "error", // only real problems on stderr, so the reason is the cause
+    ...userFileInput(SOURCE_DEMUXERS), // a playlist is refused, not followed
     "-print_format", "json", // machine-readable, parsed by parseProbe
     "-show_format", // duration, size, container name
     "-show_streams", // codecs, sizes, rates, rotation side data
@@ -28,6 +30,7 @@ export function remuxHlsArgs(input: string, renditionDir: string, opts: { segmen
   // The HLS muxer creates a rendition's directory only when its name comes from %v.
   const [outDir, name] = [dirname(renditionDir), basename(renditionDir)];
   return [
+    ...userFileInput(SOURCE_DEMUXERS), // the user's source: plain containers only
     "-i", input,
     "-map", "0:v:0", // the video stream
     ...(opts.hasAudio ? ["-map", "0:a:0"] : []), // the first audio track
@@ -44,7 +47,7 @@ export function remuxHlsArgs(input: string, renditionDir: string, opts: { segmen
   ];
 }
 
-/** ffmpeg arguments stream-copying an HLS rendition into one MP4 (0.15 s, where encoding costs a third of the job). */
+/** ffmpeg arguments stream-copying an HLS rendition Vidhost wrote (so HLS is allowed) into one MP4 (0.15 s, where encoding costs a third of the job). */
 export function mp4FromHlsArgs(playlist: string, output: string): string[] {
   return [
     "-i", playlist,
@@ -57,10 +60,11 @@ export function mp4FromHlsArgs(playlist: string, output: string): string[] {
   ];
 }
 
-/** ffmpeg arguments writing the frame at `atS` as one JPEG, optionally scaled to `width` (height follows, even). */
+/** ffmpeg arguments writing the frame at `atS` of a user's source as one JPEG, optionally scaled to `width` (height follows, even). */
 export function thumbnailArgs(input: string, atS: number, output: string, opts: { width?: number } = {}): string[] {
   return [
     "-ss", secs(atS), // input seek: fast, and exact because the frame is decoded
+    ...userFileInput(SOURCE_DEMUXERS), // plain containers only
     "-i", input,
     "-map", "0:v:0", // the video, not cover art or other tracks
     "-frames:v", "1", // one picture

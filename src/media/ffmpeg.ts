@@ -2,6 +2,7 @@
 // reaches ffmpeg and ffprobe through these functions.
 import { basename } from "node:path";
 import { probeArgs } from "./args";
+import { whitelistRefusal } from "./input-formats";
 import { parseKeyframeCsv, keyframeProbeArgs } from "./keyframes";
 import { MediaError } from "./media-error";
 import { parseProbe, type ProbeResult } from "./probe-parse";
@@ -54,10 +55,20 @@ export async function runFfmpeg(tools: MediaTools, args: string[], opts: RunOpti
       // Repeated values (e.g. while the muxer flushes) are not progress.
       if (s !== null && s !== last && onProgress) onProgress((last = s));
     },
+  }).catch((err) => {
+    throw refusedInput(err) ?? err;
   });
 }
 
-/** Probes `file` with ffprobe; throws MediaError ("The file is not a video: …", "ffprobe could not read the file: …"). */
+// A run refused by a -format_whitelist ends on "file: Invalid argument"; the demuxer it refused
+// (named in an earlier stderr line) says why in words.
+function refusedInput(err: unknown): MediaError | null {
+  if (!(err instanceof MediaError)) return null;
+  const reason = whitelistRefusal(err.stderr);
+  return reason ? new MediaError(reason, err.stderr) : null;
+}
+
+/** Probes the source `file` with ffprobe, plain containers only; throws MediaError ("The file is a playlist, not a video: …", "The file is not a video: …", "ffprobe could not read the file: …"). */
 export async function probe(tools: MediaTools, file: string, signal?: AbortSignal): Promise<ProbeResult> {
   const json = await runFfprobe(tools, probeArgs(file), signal);
   let raw: unknown;
@@ -92,6 +103,8 @@ async function runFfprobe(tools: MediaTools, args: string[], signal?: AbortSigna
     return await runProcess([tools.ffprobe, ...args], { tool: "ffprobe", signal, track: tracked(tools, tools.ffprobe) });
   } catch (err) {
     if (!(err instanceof MediaError) || !err.reason.startsWith("ffprobe failed: ")) throw err;
+    const refused = refusedInput(err);
+    if (refused) throw refused;
     // "ffprobe failed: clip.bin: Invalid data…" → "ffprobe could not read the file: Invalid data…"
     const cause = err.reason.slice("ffprobe failed: ".length).replace(`${basename(args.at(-1) ?? "")}: `, "");
     throw new MediaError(`ffprobe could not read the file: ${cause}`, err.stderr);

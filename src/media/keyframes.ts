@@ -1,5 +1,6 @@
 // Keyframe alignment between a remuxed source rendition and the encoded ones: both must cut
 // their HLS segments at the same instants so players can switch rungs at any segment boundary.
+import { SOURCE_DEMUXERS, userFileInput } from "./input-formats";
 
 /**
  * ffprobe arguments listing the first video stream's packet times and flags, plus the container
@@ -9,6 +10,7 @@
 export function keyframeProbeArgs(file: string): string[] {
   return [
     "-v", "error", // errors only: stdout must stay pure CSV
+    ...userFileInput(SOURCE_DEMUXERS), // the user's source: plain containers only
     "-select_streams", "v:0", // the stream the HLS muxer cuts on
     "-show_entries", "packet=pts_time,flags:format=start_time", // per-packet time and K flag; offset to subtract
     "-of", "csv=p=0", // bare values, one packet per line

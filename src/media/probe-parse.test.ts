@@ -58,6 +58,19 @@ describe("parseProbe", () => {
     expect(reason({ streams: [jpeg], format: { format_name: "image2" } })).toBe("The file is not a video: it is a still image");
     expect(reason({ streams: [jpeg], format: { format_name: "png_pipe" } })).toBe("The file is not a video: it is a still image");
   });
+
+  test("a playlist or manifest is refused even though it found a video: what it plays is not the upload", () => {
+    for (const name of ["hls", "dash", "concat", "sdp", "imf"]) {
+      expect(reason({ streams: [video, audio], format: { ...format, format_name: name } })).toBe(`The file is a playlist, not a video: its format (${name}) refers to other files.`);
+    }
+    // Refused before "no video stream": a playlist of audio is still a playlist.
+    expect(reason({ streams: [audio], format: { format_name: "hls" } })).toMatch(/^The file is a playlist, not a video/);
+  });
+
+  test("a container outside the accepted ones is refused by name", () => {
+    expect(reason({ streams: [video], format: { format_name: "nut" } })).toMatch(/^The file is not a video Vidhost accepts: its format \(nut\)/);
+    expect(reason({ streams: [video], format: { format_name: "mpegts" } })).toBe("no error");
+  });
 });
 
 describe("aspectRatio", () => {

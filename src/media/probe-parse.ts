@@ -1,5 +1,6 @@
 // Turns ffprobe's JSON into the few facts encoding and the status object need. Pure, so odd
 // files (rotated, anamorphic, audio with cover art) are tested without making them.
+import { refusedFormat, unlistedFormat } from "./input-formats";
 import { MediaError } from "./media-error";
 
 /** What Vidhost knows about a source after probing it. */
@@ -62,16 +63,19 @@ function rotationOf(v: RawStream): number {
   return (((Math.round(deg / 90) * 90) % 360) + 360) % 360;
 }
 
-/** Reads ffprobe `-show_format -show_streams` JSON; throws MediaError when there is nothing to encode. */
+/** Reads ffprobe `-show_format -show_streams` JSON; throws MediaError when there is nothing to encode or the container is not an accepted one. */
 export function parseProbe(raw: RawProbe): ProbeResult {
   const streams = raw.streams ?? [];
   // Cover art in audio files is a one-frame "video" stream flagged attached_pic: not a video.
   const video = streams.find((s) => s.codec_type === "video" && s.disposition?.attached_pic !== 1);
   const formatName = raw.format?.format_name ?? "";
+  // Belt and braces with probe()'s format whitelist: a playlist (HLS, DASH, concat…) plays files
+  // it names, not the upload, so it is refused whatever streams it found.
+  const refused = refusedFormat(formatName);
+  if (refused) throw new MediaError(refused);
   if (!video) throw new MediaError("The file is not a video: no video stream found");
-  if (formatName === "image2" || formatName.endsWith("_pipe")) {
-    throw new MediaError("The file is not a video: it is a still image");
-  }
+  const unlisted = unlistedFormat(formatName);
+  if (unlisted) throw new MediaError(unlisted);
   const audio = streams.find((s) => s.codec_type === "audio");
   const rotation = rotationOf(video);
   const sar = ratio(video.sample_aspect_ratio) ?? 1;
