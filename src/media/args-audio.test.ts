@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { speechAudioArgs } from "./args-audio";
 
 // A user's source: a local file, read only as a plain container.
-const SOURCE_ONLY = ["-protocol_whitelist", "file", "-format_whitelist", "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,mpegts,avi,flv,mpeg,ogg,asf,mxf,dv"];
+const SOURCE_ONLY = ["-protocol_whitelist", "file", "-format_whitelist", "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,mpegts,avi,flv,mpeg,ogg,asf,mxf,dv,gif"];
 
 describe("speechAudioArgs", () => {
   test("golden: the first audio track as 16 kHz mono 16-bit WAV", () => {

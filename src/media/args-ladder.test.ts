@@ -3,7 +3,7 @@ import { hlsLadderArgs, outputFps, secs } from "./args-ladder";
 import { ladderFor } from "./ladder";
 
 // A user's source: a local file, read only as a plain container.
-const SOURCE_ONLY = ["-protocol_whitelist", "file", "-format_whitelist", "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,mpegts,avi,flv,mpeg,ogg,asf,mxf,dv"];
+const SOURCE_ONLY = ["-protocol_whitelist", "file", "-format_whitelist", "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,mpegts,avi,flv,mpeg,ogg,asf,mxf,dv,gif"];
 // A user's image: a local file, read only as PNG or JPEG.
 const IMAGE_ONLY = ["-protocol_whitelist", "file", "-format_whitelist", "png_pipe,jpeg_pipe"];
 

@@ -5,7 +5,7 @@ describe("input formats", () => {
   test("a user's file: local files only, then the listed demuxers", () => {
     expect(userFileInput(SOURCE_DEMUXERS)).toEqual([
       "-protocol_whitelist", "file",
-      "-format_whitelist", "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,mpegts,avi,flv,mpeg,ogg,asf,mxf,dv",
+      "-format_whitelist", "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,mpegts,avi,flv,mpeg,ogg,asf,mxf,dv,gif",
     ]);
     expect(userFileInput(IMAGE_DEMUXERS)).toEqual(["-protocol_whitelist", "file", "-format_whitelist", "png_pipe,jpeg_pipe"]);
   });

@@ -5,13 +5,13 @@
 /**
  * Demuxers a video source (an upload, an import, a copy of either) may be read with, by ffmpeg's
  * demuxer names (`ffmpeg -demuxers`): MP4/MOV/3GP, Matroska/WebM, MPEG-TS (.ts, .m2ts, .mts),
- * AVI, FLV, MPEG-PS (.mpg, .vob), Ogg, ASF (.wmv), MXF and DV. The whitelist matches any one name
+ * AVI, FLV, MPEG-PS (.mpg, .vob), Ogg, ASF (.wmv), MXF, DV and animated GIF. The whitelist matches any one name
  * of a multi-name demuxer, and every alias is listed so the list reads like ffmpeg's.
  */
 export const SOURCE_DEMUXERS = [
   "mov", "mp4", "m4a", "3gp", "3g2", "mj2",
   "matroska", "webm",
-  "mpegts", "avi", "flv", "mpeg", "ogg", "asf", "mxf", "dv",
+  "mpegts", "avi", "flv", "mpeg", "ogg", "asf", "mxf", "dv", "gif",
 ] as const;
 
 /** Demuxers an uploaded still image (a watermark: PNG or JPEG) may be read with. */
@@ -55,7 +55,7 @@ export function refusedFormat(formatName: string): string | null {
 export function unlistedFormat(formatName: string): string | null {
   const names = namesOf(formatName);
   if (names.some((n) => (SOURCE_DEMUXERS as readonly string[]).includes(n))) return null;
-  return `The file is not a video Vidhost accepts: its format (${names.join(",") || "unknown"}) is not MP4/MOV, Matroska/WebM, MPEG-TS, AVI, FLV, MPEG-PS, Ogg, ASF/WMV, MXF or DV.`;
+  return `The file is not a video Vidhost accepts: its format (${names.join(",") || "unknown"}) is not MP4/MOV, Matroska/WebM, MPEG-TS, AVI, FLV, MPEG-PS, Ogg, ASF/WMV, MXF, DV or GIF.`;
 }
 
 /**

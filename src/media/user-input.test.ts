@@ -99,4 +99,14 @@ describe("plain containers", () => {
     expect([p.width, p.height, p.hasAudio]).toEqual([160, 120, true]);
     rmSync(join(clip, ".."), { recursive: true, force: true });
   }, T);
+
+  test("an animated GIF probes as a video (without sound)", async () => {
+    const dir = mediaTempDir();
+    const gif = join(dir, "clip.gif");
+    const made = Bun.spawnSync([tools.ffmpeg, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=1", gif]);
+    expect(made.exitCode).toBe(0);
+    const p = await probe(tools, gif);
+    expect([p.width, p.height, p.hasAudio]).toEqual([160, 120, false]);
+    rmSync(dir, { recursive: true, force: true });
+  }, T);
 });
