@@ -84,10 +84,13 @@ export async function renderThumbnail(app: AppContext, row: VideoRow, atS: numbe
   // One temporary name per render: the encode job and a PATCH may render at the same time.
   const temp = videoKey(row, `thumbnail.${randomUUID()}.tmp.jpg`);
   try {
-    // A clipped video's timeline starts at the clip's start in the (whole) source.
-    const inSource = at + clipStartS(row);
-    await runFfmpeg(app.media, thumbnailArgs(app.storage.localPath(videoKey(row, "source")), inSource, app.storage.localPath(temp, true)), { signal: opts.signal, nice: true });
-    if (app.storage.size(temp) === null) throw new MediaError(`ffmpeg found no frame at ${at} s for the thumbnail`);
+    // A clipped video's timeline starts at the clip's start in the (whole) source. A source without
+    // an index (MPEG-TS) with a lone keyframe has no frame to find past it: the first frame then.
+    for (const time of at > 0 ? [at, 0] : [0]) {
+      await runFfmpeg(app.media, thumbnailArgs(app.storage.localPath(videoKey(row, "source")), time + clipStartS(row), app.storage.localPath(temp, true)), { signal: opts.signal, nice: true });
+      if (app.storage.size(temp) !== null) break;
+    }
+    if (app.storage.size(temp) === null) throw new MediaError(`ffmpeg found no frame at ${at} s (nor at the start) for the thumbnail`);
     if (opts.keep && !opts.keep()) return false;
     app.storage.move(temp, videoKey(row, "thumbnail"));
   } finally {

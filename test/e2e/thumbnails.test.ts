@@ -2,7 +2,9 @@
 // out of range → first frame), and an encode never overwriting a thumbnail chosen meanwhile.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import ApiVideoClient from "@api.video/nodejs-client";
-import { makeClip, makeNotAVideo } from "../fixtures/media";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { makeClip, makeNotAVideo, mediaTempDir, testMediaTools } from "../fixtures/media";
 import { startTestAppliance, waitFor, type TestAppliance } from "../helpers";
 import {
   NO_RATE_LIMITS, isJpeg, makeImage, realTimeFfmpeg, regionDiff, rgbFrame, uploadSource, uploadVideo, videoStatus, waitEncoded, type Env,
@@ -175,3 +177,19 @@ function formWith(file: string, name: string): FormData {
   form.append("file", Bun.file(file), name);
   return form;
 }
+
+test("an MPEG-TS source with a single keyframe gets its first frame as the thumbnail instead of failing", async () => {
+  // No index in MPEG-TS: seeking 10 % in, past the lone keyframe, finds no frame to decode.
+  const dir = mediaTempDir();
+  const ts = join(dir, "one-keyframe.ts");
+  const made = Bun.spawnSync([testMediaTools().ffmpeg, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", `testsrc2=size=${W}x${H}:rate=25:duration=3`,
+    "-c:v", "libx264", "-preset", "ultrafast", "-g", "1000", "-pix_fmt", "yuv420p", "-f", "mpegts", ts]);
+  expect(made.exitCode).toBe(0);
+  try {
+    const videoId = await uploadVideo(app, project.productionKey, "production", ts, "one keyframe");
+    await waitEncoded(app, project.productionKey, videoId, "production");
+    expect(isJpeg(await thumbBytes(app, videoId))).toBe(true);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
