@@ -59,7 +59,8 @@ export function liveStreamBody(app: Pick<AppContext, "urls" | "db" | "clock" | "
     streamKey: row.streamKey,
     public: row.public,
     assets: liveAssets(app, row),
-    playerId: row.playerId,
+    // Left out when unset (not null): api.video's schema types it as a plain string.
+    ...(row.playerId !== null && { playerId: row.playerId }),
     broadcasting: row.broadcasting,
     restreams: JSON.parse(row.restreams) as Restream[],
     createdAt: row.createdAt,

@@ -9,7 +9,7 @@ export const liveStreamSchema = t.Object({
   streamKey: t.String(),
   public: t.Boolean(),
   assets: t.Object({ hls: t.String(), iframe: t.String(), player: t.String(), thumbnail: t.String() }),
-  playerId: t.Nullable(t.String()),
+  playerId: t.Optional(t.String()),
   broadcasting: t.Boolean(),
   restreams: t.Array(restream),
   createdAt: t.String(),

@@ -67,7 +67,8 @@ export function videoBody(app: MintCtx, row: VideoRow) {
     metadata: JSON.parse(row.metadata) as { key: string; value: string }[],
     source,
     assets: discarded ? null : videoAssets(app, row),
-    playerId: row.playerId,
+    // Left out when unset (not null): api.video's schema types it as a plain string.
+    ...(row.playerId !== null && { playerId: row.playerId }),
     public: row.public,
     panoramic: row.panoramic,
     mp4Support: row.mp4Support,

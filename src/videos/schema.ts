@@ -24,7 +24,7 @@ export const videoSchema = t.Object({
   }),
   /** null while discarded. */
   assets: t.Nullable(t.Object({ iframe: t.String(), player: t.String(), hls: t.String(), thumbnail: t.String(), mp4: t.Optional(t.String()) })),
-  playerId: nullableString,
+  playerId: t.Optional(t.String()),
   public: t.Boolean(),
   panoramic: t.Boolean(),
   mp4Support: t.Boolean(),
@@ -72,7 +72,7 @@ const nullableNumber = t.Nullable(t.Number());
 
 export const videoStatusSchema = t.Object({
   ingest: t.Object({
-    status: t.Nullable(t.String()),
+    status: t.Optional(t.String()),
     filesize: nullableNumber,
     receivedBytes: t.Array(t.Object({ from: t.Number(), to: t.Number(), total: nullableNumber })),
     receivedParts: t.Object({ parts: t.Array(t.Number()), total: nullableNumber }),

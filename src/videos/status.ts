@@ -17,7 +17,8 @@ export function videoStatus(ctx: ScopeCtx, videoId: string) {
   const totalBytes = state?.totalBytes ?? null;
   return {
     ingest: {
-      status: row.ingestStatus,
+      // Left out before any source (not null): the clients' enum checks refuse a null status.
+      ...(row.ingestStatus !== null && { status: row.ingestStatus }),
       filesize: row.filesize,
       receivedBytes: state?.mode === "bytes" ? state.ranges.map((r) => ({ from: r.from, to: r.to, total: totalBytes })) : [],
       receivedParts: { parts: state?.mode === "part" ? state.parts.map((p) => p.part).sort((a, b) => a - b) : [], total: state?.totalParts ?? null },

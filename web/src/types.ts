@@ -61,7 +61,7 @@ export interface VideoOverview {
 }
 
 export interface VideoStatus {
-  ingest: { status: string | null; filesize: number | null };
+  ingest: { status?: string; filesize: number | null };
   encoding: {
     playable: boolean;
     qualities: Quality[];

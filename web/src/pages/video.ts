@@ -20,7 +20,7 @@ export async function videoPage(view: ProjectView, videoId: string): Promise<voi
     if (view.left) return;
     const m = s.encoding.metadata;
     mount(statusBox,
-      videoState({ ingest: s.ingest.status as never, playable: s.encoding.playable, failureReason: s.encoding.failureReason ?? null, qualities: s.encoding.qualities }),
+      videoState({ ingest: (s.ingest.status ?? null) as never, playable: s.encoding.playable, failureReason: s.encoding.failureReason ?? null, qualities: s.encoding.qualities }),
       qualityChips(s.encoding.qualities),
       m.width ? h("p", { class: "muted small" }, `Source ${m.width}×${m.height}, ${m.duration} s, ${m.videoCodec ?? "?"}/${m.audioCodec ?? "no audio"}, ${m.framerate} fps`) : null,
       s.encoding.failureReason ? h("p", { class: "error-text" }, s.encoding.failureReason) : null);
