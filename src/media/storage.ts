@@ -99,7 +99,7 @@ export function localStorage(dataDir: string): Storage {
         return size;
       },
       async write(chunk) {
-        sink.write(chunk);
+        await sinkWrite(sink, chunk);
         size += chunk.byteLength;
         unflushed += chunk.byteLength;
         if (unflushed >= 4 * 1024 * 1024) {
@@ -235,6 +235,16 @@ export function localStorage(dataDir: string): Storage {
     },
     openExclusive,
   };
+}
+
+/**
+ * Writes to a FileSink and waits when the sink makes the write wait: past its buffer, `write`
+ * returns a promise, and a failure (a full disk) rejects that promise. Left unawaited, that
+ * rejection has no handler and Bun ends the whole process.
+ */
+export async function sinkWrite(sink: Bun.FileSink, chunk: Uint8Array): Promise<void> {
+  const pending = sink.write(chunk);
+  if (typeof pending !== "number") await pending;
 }
 
 /** Removes temp files left by a crash (called at start-up). */
