@@ -168,6 +168,11 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   }
   const app = await startAppliance(config);
   printWelcome(app);
+  // Bun ends the process on an error nothing caught. One request's or one job's failure must not
+  // stop every other upload, encode and broadcast: it is logged; state lives in SQLite, and jobs
+  // and broadcasts recover from their records.
+  process.on("unhandledRejection", (err) => app.ctx.log.error("unhandled rejection", { error: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
+  process.on("uncaughtException", (err) => app.ctx.log.error("uncaught exception", { error: err.stack ?? err.message }));
   await new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
       app.ctx.log.info(`${signal} received, stopping`);

@@ -80,3 +80,46 @@ test("a start takes back at once the leases of a process that no longer runs, an
     sqlite.close();
   }
 });
+
+test("a database that refuses writes (a full disk) is logged and tried again; the queue keeps going and the job is retried", async () => {
+  const { sqlite, db } = openDatabase(":memory:");
+  migrate(sqlite);
+  const logged: string[] = [];
+  const now = { ms: Date.now() };
+  const queue = new JobQueue(db, { now: () => new Date(now.ms) }, createLogger("warn", (l) => logged.push(l)), 10);
+  let release!: () => void;
+  const runs: number[] = [];
+  queue.register({
+    kind: "test.refused",
+    concurrency: 1,
+    leaseMs: 150, // renewed every 50 ms
+    async run(_payload, run: JobRun) {
+      runs.push(run.attempt);
+      if (runs.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      return { status: "success" };
+    },
+  });
+  const id = queue.enqueue(db, "test.refused", {}, { maxAttempts: 3 });
+  queue.start();
+  try {
+    await waitFor("the first run", () => runs.length === 1);
+    // Every write now fails, as on a full disk: lease renewals, the outcome, the worker loop's own writes.
+    sqlite.exec("PRAGMA query_only = ON");
+    await waitFor("a failed renewal logged", () => logged.some((l) => l.includes("renewing its lease failed")));
+    release();
+    await waitFor("the failed outcome logged", () => logged.some((l) => l.includes("recording its outcome failed")));
+    await waitFor("a failed loop logged", () => logged.some((l) => l.includes("looking for work failed")));
+    sqlite.exec("PRAGMA query_only = OFF");
+    // Its lease (never renewed, never released) expires; the job then runs again, as if its worker had died.
+    now.ms += 60_000;
+    const job = await waitFor("the job done", () => {
+      const j = db.select().from(jobs).where(eq(jobs.id, id)).get()!;
+      return j.status === "done" ? j : null;
+    });
+    expect(runs).toEqual([1, 2]);
+    expect(job.attempts).toBe(2);
+  } finally {
+    await queue.stop();
+    sqlite.close();
+  }
+});

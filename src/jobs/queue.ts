@@ -5,6 +5,7 @@ import { jobs } from "../db/schema";
 import { newId } from "../ids";
 import type { Logger } from "../log";
 import { selfIdentity, stillRunning } from "../media/procfs";
+import { errorMessage } from "./failure";
 
 export type JobOutcome =
   | { status: "success" }
@@ -131,15 +132,23 @@ export class JobQueue {
     if (!this.started) return;
     clearTimeout(this.timer);
     const now = this.clock.now().getTime();
-    this.recoverExpiredLeases(now);
-    for (const handler of this.handlers.values()) {
-      while (this.countRunning(handler.kind) < handler.concurrency) {
-        const job = this.lease(handler, now);
-        if (!job) break;
-        this.execute(handler, job);
+    let wakeMs = this.pollMs;
+    try {
+      this.recoverExpiredLeases(now);
+      for (const handler of this.handlers.values()) {
+        while (this.countRunning(handler.kind) < handler.concurrency) {
+          const job = this.lease(handler, now);
+          if (!job) break;
+          this.execute(handler, job);
+        }
       }
+      wakeMs = this.nextWakeMs(now);
+    } catch (err) {
+      // A database that refuses a write now (a full disk, a lock held too long) is tried again at
+      // the next poll: thrown from a timer, the error would end the process.
+      this.log.error("job queue: looking for work failed", { error: errorMessage(err) });
     }
-    this.timer = setTimeout(() => this.tick(), this.nextWakeMs(now));
+    this.timer = setTimeout(() => this.tick(), wakeMs);
   }
 
   private nextWakeMs(now: number): number {
@@ -192,8 +201,13 @@ export class JobQueue {
   private execute(handler: JobHandler, job: typeof jobs.$inferSelect): void {
     const abort = new AbortController();
     const renew = setInterval(() => {
-      this.db.update(jobs).set({ leaseUntil: this.clock.now().getTime() + handler.leaseMs })
-        .where(and(eq(jobs.id, job.id), eq(jobs.leaseOwner, this.owner))).run();
+      try {
+        this.db.update(jobs).set({ leaseUntil: this.clock.now().getTime() + handler.leaseMs })
+          .where(and(eq(jobs.id, job.id), eq(jobs.leaseOwner, this.owner))).run();
+      } catch (err) {
+        // The next renewal tries again (a third of the lease later); thrown here it would end the process.
+        this.log.warn(`job ${handler.kind}: renewing its lease failed`, { jobId: job.id, error: errorMessage(err) });
+      }
     }, Math.max(50, handler.leaseMs / 3));
     const payload = JSON.parse(job.payload);
     const done = (async () => {
@@ -207,7 +221,12 @@ export class JobQueue {
         clearInterval(renew);
       }
       // An aborted job is released by stop(); recording its outcome would count a shutdown as a failure.
-      if (!abort.signal.aborted) this.settle(job, outcome);
+      try {
+        if (!abort.signal.aborted) this.settle(job, outcome);
+      } catch (err) {
+        // Unrecorded, the job keeps its lease until it expires; it is then retried like one whose worker died.
+        this.log.error(`job ${handler.kind}: recording its outcome failed`, { jobId: job.id, error: errorMessage(err) });
+      }
     })().finally(() => {
       this.running.delete(job.id);
       if (this.started) this.tick();

@@ -161,9 +161,15 @@ export class LiveRuntime implements LiveControl {
     const set = this.writers.get(broadcastId) ?? new Set();
     this.writers.set(broadcastId, set);
     set.add(work);
-    void work.finally(() => {
+    const forget = () => {
       set.delete(work);
       if (!set.size && this.writers.get(broadcastId) === set) this.writers.delete(broadcastId);
+    };
+    // A writer that fails (its database write refused on a full disk) is logged, not rethrown: an
+    // unhandled rejection would end the process, and every other upload, encode and broadcast with it.
+    work.then(forget, (err) => {
+      this.app?.log.error("live: a broadcast's writer failed", { broadcastId, error: err instanceof Error ? err.message : String(err) });
+      forget();
     });
   }
 
