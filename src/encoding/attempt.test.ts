@@ -4,6 +4,7 @@ import { expect, test } from "bun:test";
 import type { AppContext } from "../context";
 import { serverFault } from "../jobs/failure";
 import { createLogger } from "../log";
+import { isMachineFault, MediaError } from "../media/media-error";
 import { settle, type SettleRules } from "./attempt";
 
 function harness() {
@@ -54,4 +55,19 @@ test("an error the rules do not retry fails at once, with its own readable reaso
   expect(await settle(h.app, "vi1", h.run(1), h.rules, async () => { throw new RangeError("The file has no video stream."); }))
     .toEqual({ status: "failure", error: "The file has no video stream." });
   expect(h.failed).toEqual(["The file has no video stream."]);
+});
+
+test("a full disk is the machine's fault, not the file's: the encode's rules retry it, later each time", async () => {
+  const h = harness();
+  const full = new MediaError("No space left on device", "[segment @ 0x55d0c] Failed to open segment 'seg_00003.ts'\nav_interleaved_write_frame(): No space left on device");
+  const unreadable = new MediaError("Invalid data found when processing input");
+  expect([isMachineFault(full), isMachineFault(unreadable), isMachineFault(Object.assign(new Error("write failed"), { code: "ENOSPC" }))]).toEqual([true, false, true]);
+  const rules: SettleRules = {
+    ...h.rules,
+    retry: (err) => !(err instanceof MediaError) || isMachineFault(err),
+    retryDelayMs: (n, err) => (isMachineFault(err) ? 60_000 * n : undefined),
+  };
+  expect(await settle(h.app, "vi1", h.run(2), rules, async () => { throw full; })).toMatchObject({ status: "retry", delayMs: 120_000 });
+  expect(await settle(h.app, "vi1", h.run(1), rules, async () => { throw unreadable; })).toMatchObject({ status: "failure" });
+  expect(await settle(h.app, "vi1", h.run(1), rules, async () => { throw new Error("bug"); })).toMatchObject({ status: "retry", delayMs: 5000 });
 });

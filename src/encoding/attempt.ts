@@ -13,6 +13,8 @@ import { videoKey } from "../videos/service";
 
 /** Retried attempts of a video job start again this much later. */
 const RETRY_MS = 5000;
+/** After a full or failing disk, the next attempt waits this much longer per attempt made: room takes an operator to make. */
+export const MACHINE_FAULT_RETRY_MS = 60_000;
 
 export interface VideoJob {
   /** Shows a failure where users see it (the video's renditions and status). */
@@ -49,8 +51,8 @@ export interface SettleRules {
   reason(err: unknown): string;
   /** Whether another attempt may do better (given while attempts remain). */
   retry(err: unknown): boolean;
-  /** How long after the failed attempt `attempt` the next one starts; RETRY_MS unless given. */
-  retryDelayMs?(attempt: number): number;
+  /** How long after the failed attempt `attempt` (which threw `err`) the next one starts; RETRY_MS when not given or undefined. */
+  retryDelayMs?(attempt: number, err: unknown): number | undefined;
   /** Logs each failed attempt as a warning with this message. */
   logAs?: string;
   /** Shows the reason of the last failed attempt (or one not retried). */
@@ -77,7 +79,7 @@ export async function settle(app: AppContext, videoId: string, run: JobRun, rule
     const reason = rules.reason(err);
     if (rules.logAs) app.log.warn(rules.logAs, { videoId, attempt: run.attempt, reason, error: errorMessage(err) });
     if (rules.retry(err) && run.attempt < run.maxAttempts) {
-      return { status: "retry", delayMs: rules.retryDelayMs?.(run.attempt) ?? RETRY_MS, error: reason };
+      return { status: "retry", delayMs: rules.retryDelayMs?.(run.attempt, err) ?? RETRY_MS, error: reason };
     }
     await rules.fail(reason);
     return { status: "failure", error: reason };

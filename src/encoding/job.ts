@@ -5,7 +5,7 @@ import { videos } from "../db/schema";
 import { hlsLadderArgs, mp4FromHlsArgs, remuxHlsArgs, thumbnailTime, watermarkInput, type WatermarkInput } from "../media/args";
 import { keyframeTimes, probe, runFfmpeg } from "../media/ffmpeg";
 import { isRemuxable, ladderFor, type Rendition } from "../media/ladder";
-import { MediaError } from "../media/media-error";
+import { isMachineFault, MediaError } from "../media/media-error";
 import type { ProbeResult } from "../media/probe-parse";
 import type { StorageKey } from "../media/storage";
 import type { MediaTools } from "../media/tools";
@@ -15,7 +15,7 @@ import { ENCODE_JOB, videoKey } from "../videos/service";
 import { renderThumbnail } from "../videos/thumbnail";
 import { videoWatermarkKey, watermarkOf } from "../videos/creation-extras";
 import { serverFault } from "../jobs/failure";
-import { attempt, publishStaged, videoJobHandler } from "./attempt";
+import { attempt, MACHINE_FAULT_RETRY_MS, publishStaged, videoJobHandler } from "./attempt";
 import { clipOf, resolveClip } from "./clip";
 import { failEncoding, failUnprobed, markEncoded, planRenditions, setStatus, type RenditionRow } from "./renditions";
 import { SANDBOX_LIMIT_S, sandboxWatermark } from "./sandbox";
@@ -174,8 +174,10 @@ export function encodeHandler(app: AppContext): JobHandler<{ videoId: string }> 
         label: "",
         clearEarlier: true,
         reason: (err) => (err instanceof MediaError ? err.reason : serverFault("Encoding")),
-        // A file ffmpeg cannot read will not read better later; anything else gets another attempt.
-        retry: (err) => !(err instanceof MediaError),
+        // A file ffmpeg cannot read will not read better later; a full disk may have room later, and
+        // anything else gets another attempt too.
+        retry: (err) => !(err instanceof MediaError) || isMachineFault(err),
+        retryDelayMs: (attempt, err) => (isMachineFault(err) ? MACHINE_FAULT_RETRY_MS * attempt : undefined),
         logAs: "encoding failed",
         fail(reason) {
           if (app.db.select().from(videos).where(eq(videos.id, videoId)).get()?.probe) failEncoding(app, videoId, reason);

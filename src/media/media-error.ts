@@ -14,6 +14,15 @@ export class MediaError extends Error {
   }
 }
 
+/**
+ * Whether a failure came from the machine rather than the file: a full disk, a quota, a failing
+ * disk. The same file may well succeed later, once an operator has made room.
+ */
+export function isMachineFault(err: unknown): boolean {
+  const text = err instanceof MediaError ? `${err.reason}\n${err.stderr}` : err instanceof Error ? `${err.message} ${(err as NodeJS.ErrnoException).code ?? ""}` : String(err);
+  return /No space left on device|ENOSPC|Disk quota exceeded|EDQUOT|Input\/output error|\bEIO\b/.test(text);
+}
+
 // Lines ffmpeg prints after the real cause; they restate that something failed without saying what.
 const GENERIC = [
   /^Conversion failed!?$/,
