@@ -323,7 +323,7 @@ class Publish implements PublisherEvents {
       // Only a publish's first run starts at its first frame; a restarted one starts at a later keyframe.
       if (run === 0) this.runtime.noteRun(b.id, startNumber, this.firstFrameAt);
       try {
-        await runFfmpeg(this.tools, args, { signal: this.abort.signal });
+        await runFfmpeg(this.tools, args, { signal: this.abort.signal, stallMs: null }); // waits on its publisher
       } catch (err) {
         if (!this.ended) this.app.log.warn("live: ingest stopped while the publisher is still sending", { liveStreamId: this.stream.id, error: String(err) });
       }
@@ -355,7 +355,7 @@ class Publish implements PublisherEvents {
     while (!this.ended) {
       const started = Date.now();
       try {
-        await runFfmpeg(this.tools, restreamArgs(this.runtime.server.readerUrl(this.stream.id), destination), { signal: this.abort.signal });
+        await runFfmpeg(this.tools, restreamArgs(this.runtime.server.readerUrl(this.stream.id), destination), { signal: this.abort.signal, stallMs: null }); // -rw_timeout bounds it
       } catch (err) {
         if (!this.ended) this.app.log.warn("live: restream failed, retrying", { ...where, inMs: delayMs, error: String(err) });
       }

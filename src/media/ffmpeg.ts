@@ -21,7 +21,17 @@ export interface RunOptions {
   nice?: boolean;
   /** Seconds of output written so far, about twice a second. */
   onProgress?: (seconds: number) => void;
+  /**
+   * Stops ffmpeg when its progress (reported twice a second) stalls this long; FFMPEG_STALL_MS unless
+   * given, null for runs that may rightly wait (live ingest waits on its publisher, relays on theirs).
+   */
+  stallMs?: number | null;
 }
+
+/** An ffmpeg that has reported no progress for this long is stuck (a hung input), not slow. */
+export const FFMPEG_STALL_MS = 5 * 60_000;
+/** ffprobe reads headers, or streams keyframe times as it goes: this long without a byte is stuck. */
+export const FFPROBE_STALL_MS = 2 * 60_000;
 
 /** Options every ffmpeg run gets, ahead of the job's own arguments. */
 export function ffmpegGlobalArgs(progress: boolean): string[] {
@@ -43,12 +53,15 @@ export function progressSeconds(line: string): number | null {
 
 /** Runs ffmpeg with `args` to completion; throws MediaError with a readable reason on failure, the abort reason when cancelled (after killing it). */
 export async function runFfmpeg(tools: MediaTools, args: string[], opts: RunOptions = {}): Promise<void> {
-  const argv = commandLine(tools.ffmpeg, [...ffmpegGlobalArgs(!!opts.onProgress), ...args], opts.nice ? Bun.which("nice") : null);
+  const stallMs = opts.stallMs === undefined ? FFMPEG_STALL_MS : opts.stallMs;
+  // Progress lines are the watchdog's heartbeat too.
+  const argv = commandLine(tools.ffmpeg, [...ffmpegGlobalArgs(!!opts.onProgress || stallMs !== null), ...args], opts.nice ? Bun.which("nice") : null);
   const onProgress = opts.onProgress;
   let last = -1;
   await runProcess(argv, {
     tool: "ffmpeg",
     signal: opts.signal,
+    stallMs: stallMs ?? undefined,
     track: tracked(tools, tools.ffmpeg),
     onLine: (line) => {
       const s = progressSeconds(line);
@@ -100,7 +113,7 @@ function tracked(tools: MediaTools, binary: string) {
 // ffprobe's failures become "ffprobe could not read the file: <cause>".
 async function runFfprobe(tools: MediaTools, args: string[], signal?: AbortSignal): Promise<string> {
   try {
-    return await runProcess([tools.ffprobe, ...args], { tool: "ffprobe", signal, track: tracked(tools, tools.ffprobe) });
+    return await runProcess([tools.ffprobe, ...args], { tool: "ffprobe", signal, track: tracked(tools, tools.ffprobe), stallMs: FFPROBE_STALL_MS });
   } catch (err) {
     if (!(err instanceof MediaError) || !err.reason.startsWith("ffprobe failed: ")) throw err;
     const refused = refusedInput(err);

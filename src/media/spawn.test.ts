@@ -82,6 +82,15 @@ describe("runProcess", () => {
     expect(err.message).toBe("handler broke");
   });
 
+  test("a child that writes nothing for stallMs is killed with a readable reason; one that keeps writing is not", async () => {
+    const stuck = await runProcess(["/bin/sh", "-c", "echo started; exec sleep 30"], { tool: "ffmpeg", stallMs: 200 }).catch((e) => e);
+    expect(stuck).toBeInstanceOf(MediaError);
+    expect(stuck.reason).toBe("ffmpeg made no progress for 0.2 s and was stopped");
+    // Ten lines 100 ms apart: a whole second in all, never 2 s quiet.
+    const busy = "i=0; while [ $i -lt 10 ]; do echo tick; sleep 0.1; i=$((i+1)); done";
+    expect(await runProcess(["/bin/sh", "-c", busy], { tool: "sh", stallMs: 2000 })).toBe("tick\n".repeat(10));
+  });
+
   test("stdout lines stream to onLine", async () => {
     const lines: string[] = [];
     const out = await runProcess(["/bin/sh", "-c", "printf 'a=1\\nb=2\\npartial'"], { tool: "sh", onLine: (l) => lines.push(l) });

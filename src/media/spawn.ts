@@ -14,6 +14,12 @@ export interface SpawnOptions {
   onLine?: (line: string) => void;
   /** Records the child while it runs (see child-records.ts); `binary` is the tool, argv[0] may be `nice`. */
   track?: { tracker: ChildTracker; binary: string };
+  /**
+   * Kills the child when it writes nothing (stdout or stderr) for this long: a tool stuck on a
+   * stalled read (a hung disk or network mount) would otherwise hold its job, and every job queued
+   * behind it, for ever.
+   */
+  stallMs?: number;
 }
 
 /** Told of each child as it starts; the returned function is called once it has exited or been killed. */
@@ -46,15 +52,28 @@ export async function runProcess(argv: string[], opts: SpawnOptions): Promise<st
   // SIGKILL: the caller discards partial output anyway, and a stalled ffmpeg may ignore SIGTERM.
   const kill = () => proc.kill("SIGKILL");
   signal?.addEventListener("abort", kill, { once: true });
+  let stalled = false;
+  let watchdog: ReturnType<typeof setTimeout> | undefined;
+  const alive = () => {
+    if (!opts.stallMs) return;
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => {
+      stalled = true;
+      kill();
+    }, opts.stallMs);
+  };
+  alive();
   try {
-    const [stdout, stderr, code] = await Promise.all([readStdout(proc.stdout, opts.onLine), readTail(proc.stderr), proc.exited]);
+    const [stdout, stderr, code] = await Promise.all([readStdout(proc.stdout, opts.onLine, alive), readTail(proc.stderr, alive), proc.exited]);
     if (signal?.aborted) throw signal.reason;
+    if (stalled) throw new MediaError(`${tool} made no progress for ${opts.stallMs! / 1000} s and was stopped`, stderr);
     if (code !== 0) {
       const why = stderrReason(stderr, argv) || (proc.signalCode ? `killed by ${proc.signalCode}` : `exit code ${code}`);
       throw new MediaError(`${tool} failed: ${why}`, stderr);
     }
     return stdout;
   } finally {
+    clearTimeout(watchdog);
     signal?.removeEventListener("abort", kill);
     // A throwing onLine ends the wait early: never leave the child running behind us.
     if (proc.exitCode === null && proc.signalCode === null) {
@@ -69,11 +88,19 @@ function spawnPiped(argv: string[]) {
   return Bun.spawn(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
 }
 
-async function readStdout(stream: ReadableStream<Uint8Array>, onLine?: (line: string) => void): Promise<string> {
-  if (!onLine) return new Response(stream).text();
+async function readStdout(stream: ReadableStream<Uint8Array>, onLine: ((line: string) => void) | undefined, alive: () => void): Promise<string> {
   const decoder = new TextDecoder();
+  if (!onLine) {
+    let out = "";
+    for await (const chunk of stream) {
+      alive();
+      out += decoder.decode(chunk, { stream: true });
+    }
+    return out + decoder.decode();
+  }
   let pending = "";
   for await (const chunk of stream) {
+    alive();
     pending += decoder.decode(chunk, { stream: true });
     const lines = pending.split("\n");
     pending = lines.pop() ?? "";
@@ -84,10 +111,11 @@ async function readStdout(stream: ReadableStream<Uint8Array>, onLine?: (line: st
 }
 
 // Keeps only the last STDERR_TAIL_BYTES, trimming at chunk granularity then exactly at the end.
-async function readTail(stream: ReadableStream<Uint8Array>): Promise<string> {
+async function readTail(stream: ReadableStream<Uint8Array>, alive: () => void): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of stream) {
+    alive();
     chunks.push(chunk);
     size += chunk.byteLength;
     while (chunks.length > 1 && size - chunks[0].byteLength >= STDERR_TAIL_BYTES) size -= chunks.shift()!.byteLength;
