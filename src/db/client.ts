@@ -22,6 +22,9 @@ export function openDatabase(file: string): Database_ {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
+  // After a checkpoint the WAL file is cut back to this size: one big transaction (a purge, a
+  // project's deletion) would otherwise leave it at its largest for good.
+  sqlite.pragma("journal_size_limit = 67108864");
   // Case- and accent-blind matching and sorting in SQL (video titles, search), like /tags in code.
   sqlite.function(FOLD_SQL_FUNCTION, { deterministic: true }, (text: unknown) => (typeof text === "string" ? foldText(text) : text));
   return { sqlite, db: drizzle(sqlite, { schema }) };
