@@ -185,5 +185,9 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
 }
 
 if (import.meta.main) {
-  runCli(process.argv.slice(2), process.env).then((code) => process.exit(code));
+  // A start that cannot go on (a full disk, an unreadable database) says why in one line.
+  runCli(process.argv.slice(2), process.env).then((code) => process.exit(code), (err) => {
+    console.error(`vidhost: could not start: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
 }
