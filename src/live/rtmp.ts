@@ -318,7 +318,10 @@ export async function startRtmpServer(opts: RtmpOptions): Promise<RtmpServer> {
           videoCodec: video, audioCodec: audio, width: s.videoWidth || 0, height: s.videoHeight || 0, frameRate: s.videoFramerate || 0,
           bitrateKbps: Math.round((s.videoDatarate || 0) + (s.audioDatarate || 0)),
         };
-        guarded("media start", () => events.media(info), undefined);
+        const started = guarded("media start", () => (events.media(info), true), false);
+        // Nothing records this publish (its broadcast could not be written, e.g. on a full disk):
+        // cut the broadcaster off, so its software says so and retries, instead of streaming into nothing.
+        if (!started) socket.destroy();
       }
       const events = publisher.events;
       const mediaMs = packet.dts - firstDts;
