@@ -34,8 +34,8 @@ export function videoJobHandler(app: AppContext, kind: string, job: VideoJob): J
     concurrency: job.concurrency ?? app.config.encodingConcurrency,
     leaseMs: 60_000,
     giveUp({ videoId }) {
-      // The queue's giveUp is synchronous: what `fail` still has to do afterwards (remove files) is only logged if it fails.
-      Promise.resolve(job.fail(videoId, job.lostReason))
+      // Resolves once `fail` is done (wrappers start what waited for this job then); a failure is only logged.
+      return Promise.resolve(job.fail(videoId, job.lostReason))
         .catch((err) => app.log.warn("recording a lost job's failure failed", { kind, videoId, error: errorMessage(err) }));
     },
     async run({ videoId }, run) {

@@ -123,3 +123,44 @@ test("a database that refuses writes (a full disk) is logged and tried again; th
     sqlite.close();
   }
 });
+
+test("a job whose worker died on its last attempt is given up: giveUp hears of it, and a giveUp that rejects is logged", async () => {
+  const { sqlite, db } = openDatabase(":memory:");
+  migrate(sqlite);
+  const dead = Bun.spawn(["true"]);
+  const deadId = identityOf(dead.pid)!;
+  await dead.exited;
+  const now = Date.now();
+  for (const [id, attempts] of [["job_last", 3], ["job_rejects", 3], ["job_spare", 1]] as const) {
+    db.insert(jobs).values({
+      id, kind: id === "job_rejects" ? "rejects" : "work", payload: JSON.stringify({ id }), status: "running", attempts, maxAttempts: 3,
+      runAt: now, leaseOwner: ownerName(deadId), leaseUntil: now + 3_600_000, createdAt: now, updatedAt: now,
+    }).run();
+  }
+  const lines: string[] = [];
+  const given: string[] = [];
+  const ran: string[] = [];
+  const queue = new JobQueue(db, systemClock, createLogger("error", (l) => lines.push(l)), 20);
+  queue.register<{ id: string }>({
+    kind: "work", concurrency: 1, leaseMs: 60_000,
+    run: async ({ id }) => (ran.push(id), { status: "success" }),
+    giveUp: ({ id }, error) => void given.push(`${id}: ${error}`),
+  });
+  queue.register<{ id: string }>({
+    kind: "rejects", concurrency: 1, leaseMs: 60_000,
+    run: async () => ({ status: "success" }),
+    giveUp: async () => { throw new Error("could not record it"); },
+  });
+  queue.start();
+  try {
+    await waitFor("the rejection logged", () => lines.some((l) => l.includes("job rejects giveUp threw") && l.includes("could not record it")));
+    await waitFor("the spare attempt run", () => ran.length === 1);
+    expect(ran).toEqual(["job_spare"]);
+    expect(given).toEqual(["job_last: the worker stopped before finishing"]);
+    const status = (id: string) => db.select().from(jobs).where(eq(jobs.id, id)).get()!.status;
+    expect([status("job_last"), status("job_rejects")]).toEqual(["failed", "failed"]);
+  } finally {
+    await queue.stop();
+    sqlite.close();
+  }
+});

@@ -33,9 +33,10 @@ export interface JobHandler<P = unknown> {
   run(payload: P, run: JobRun): Promise<JobOutcome>;
   /**
    * Called when the queue fails a job without a word from run(): its worker died (the lease
-   * expired) during the last attempt. The handler records the failure where users see it.
+   * expired) during the last attempt. The handler records the failure where users see it; a
+   * returned promise is not waited for, its rejection is logged.
    */
-  giveUp?(payload: P, error: string): void;
+  giveUp?(payload: P, error: string): void | Promise<void>;
 }
 
 type Runner = Pick<Db, "insert">;
@@ -180,10 +181,11 @@ export class JobQueue {
       .returning({ kind: jobs.kind, payload: jobs.payload, status: jobs.status }).all();
     for (const job of recovered) {
       if (job.status !== "failed") continue;
+      const logError = (err: unknown) => this.log.error(`job ${job.kind} giveUp threw`, { error: String(err) });
       try {
-        this.handlers.get(job.kind)?.giveUp?.(JSON.parse(job.payload), error);
+        void Promise.resolve(this.handlers.get(job.kind)?.giveUp?.(JSON.parse(job.payload), error)).catch(logError);
       } catch (err) {
-        this.log.error(`job ${job.kind} giveUp threw`, { error: String(err) });
+        logError(err);
       }
     }
   }

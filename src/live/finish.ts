@@ -14,6 +14,9 @@ import { emitEvent } from "../webhooks/events";
 import { hlsKey, liveKey, piecesKey, type BroadcastRow } from "./body";
 import { FINISH_JOB, getBroadcast, type FinishPayload } from "./broadcasts";
 
+/** What a broadcast shows when every finish attempt's worker died (killed, out of memory); its pieces are kept. */
+const LOST_REASON = "Making the recording a video stopped before finishing on every attempt (the server was restarting or ran out of resources); the recording is kept.";
+
 /** Sandbox recordings, like sandbox uploads, are deleted 24 hours later (DESIGN.md seed rules). */
 const SANDBOX_RETENTION_MS = 24 * 3600 * 1000;
 
@@ -23,9 +26,22 @@ export function finishHandler(app: AppContext): JobHandler<FinishPayload> {
     kind: FINISH_JOB,
     concurrency: 2,
     leaseMs: 60_000,
+    // As a failed finish: the broadcast fails and its pieces stay (they may still become a video).
+    // Only the part this job was for, and only while it is not live again or already settled; a
+    // completed one whose run died before removing its pieces has them removed.
+    async giveUp({ broadcastId, part }) {
+      const b = getBroadcast(app, broadcastId);
+      if (b?.state === "completed") return cleanUp(app, b);
+      const failed = app.db.update(liveBroadcasts).set({ state: "failed", failure: LOST_REASON })
+        .where(and(eq(liveBroadcasts.id, broadcastId), eq(liveBroadcasts.part, part), inArray(liveBroadcasts.state, ["reconnecting", "completing", "finalizing"])))
+        .returning({ id: liveBroadcasts.id }).get();
+      if (failed) app.log.error("live: the recording could not become a video", { broadcastId, reason: LOST_REASON });
+    },
     async run({ broadcastId, part }, run) {
       const b = getBroadcast(app, broadcastId);
       if (!b) return { status: "skip", reason: "the broadcast is gone" };
+      // A run that stopped between committing `completed` and removing the pieces left them: remove them now.
+      if (b.state === "completed") await cleanUp(app, b);
       if (b.state === "completed" || b.state === "failed") return { status: "skip", reason: `already ${b.state}` };
       if (b.state === "live" || b.part !== part) return { status: "skip", reason: "the publisher came back: a later part finishes it" };
       // A finalizing broadcast whose finish job no longer runs was left by a stop (the queue hands

@@ -16,10 +16,13 @@ import { SUMMARY_JOB, type SummaryRow } from "./state";
 /** Transcripts shorter than this are not summarised (api.video §7). */
 export const MIN_WORDS = 50;
 
+/** The failure shown when every attempt's worker died (killed, out of memory): never leave a summary `waiting` forever. */
+export const LOST_REASON = "Generating the summary stopped before finishing on every attempt (the server was restarting or ran out of resources).";
+
 type End = { status: "completed"; source: SummarySource } | { status: "failed" | "unprocessable"; reason: string };
 
 // Writes the end of a generation, unless the summary changed meanwhile (deleted, its source deleted).
-function finish(app: AppContext, row: SummaryRow, end: End): void {
+function finish(app: AppContext, row: Pick<SummaryRow, "id">, end: End): void {
   const set: Partial<SummaryRow> = { sourceStatus: end.status, updatedAt: atom(app.clock.now()) };
   if (end.status === "completed") {
     set.abstract = end.source.abstract ?? null;
@@ -63,6 +66,10 @@ export function summaryHandler(app: AppContext): JobHandler<{ summaryId: string 
     kind: SUMMARY_JOB,
     concurrency: 1,
     leaseMs: 60_000,
+    giveUp({ summaryId }) {
+      finish(app, { id: summaryId }, { status: "failed", reason: LOST_REASON });
+      app.log.warn("summary failed", { summaryId, reason: LOST_REASON });
+    },
     async run({ summaryId }, run): Promise<JobOutcome> {
       const row = app.db.select().from(summaries).where(eq(summaries.id, summaryId)).get();
       if (!row || row.sourceStatus !== "waiting") return { status: "skip", reason: "the summary is no longer waiting" };

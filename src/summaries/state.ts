@@ -14,6 +14,8 @@ export type SummaryRow = typeof summaries.$inferSelect;
 export type SourceStatus = SummaryRow["sourceStatus"];
 
 export const SUMMARY_JOB = "summary.generate";
+/** Attempts of a summary job: only a worker that died (killed, out of memory) uses another; it is not the summary's fault. */
+export const SUMMARY_ATTEMPTS = 3;
 
 /** A summary "exists or runs" (api.video's 409 wording) while it is being generated or has a source. */
 export const holdsVideo = (row: Pick<SummaryRow, "sourceStatus">) => row.sourceStatus === "waiting" || row.sourceStatus === "completed";
@@ -67,7 +69,7 @@ export function startSummary(
       replaced = existing.id;
     }
     tx.insert(summaries).values(row).run();
-    if (opts.origin === "auto" && encodeSettled(tx, videoId)) app.queue.enqueue(tx, SUMMARY_JOB, { summaryId: row.id });
+    if (opts.origin === "auto" && encodeSettled(tx, videoId)) app.queue.enqueue(tx, SUMMARY_JOB, { summaryId: row.id }, { maxAttempts: SUMMARY_ATTEMPTS });
   });
   if (replaced) app.queue.cancel(SUMMARY_JOB, (p) => (p as { summaryId?: string }).summaryId === replaced);
   app.queue.notify();

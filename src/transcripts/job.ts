@@ -16,14 +16,18 @@ import type { VideoRow } from "../videos/body";
 import { encodeSettled } from "./readiness";
 
 export const TRANSCRIPT_JOB = "video.transcript";
+/** Attempts of a transcript job: only a worker that died (killed, out of memory) uses another; it is not the video's fault. */
+export const TRANSCRIPT_ATTEMPTS = 3;
 /** api.video makes no transcript of fewer spoken words. */
 export const MIN_TRANSCRIPT_WORDS = 50;
+
+const LOST_REASON = "Transcribing stopped before finishing on every attempt (the server was restarting or ran out of resources)";
 
 /** (Re)starts the video's transcript: now if its encode has settled, else when it does. */
 export function requestTranscript(app: AppContext, videoId: string): void {
   app.queue.cancel(TRANSCRIPT_JOB, (p) => (p as { videoId?: string }).videoId === videoId);
   if (!encodeSettled(app.db, videoId)) return;
-  app.queue.enqueue(app.db, TRANSCRIPT_JOB, { videoId });
+  app.queue.enqueue(app.db, TRANSCRIPT_JOB, { videoId }, { maxAttempts: TRANSCRIPT_ATTEMPTS });
   app.queue.notify();
 }
 
@@ -73,6 +77,10 @@ export function transcriptHandler(app: AppContext): JobHandler<{ videoId: string
     kind: TRANSCRIPT_JOB,
     concurrency: 1,
     leaseMs: 60_000,
+    // Transcripts have no state of their own to mark: the log says why none was made, as for a failed run.
+    giveUp({ videoId }, error) {
+      app.log.warn("transcript not made", { videoId, reason: `${LOST_REASON} (${error})` });
+    },
     async run({ videoId }, run) {
       const video = app.db.select().from(videos).where(eq(videos.id, videoId)).get();
       if (!video || !video.transcript) return { status: "skip", reason: "no transcript is asked for" };
