@@ -49,7 +49,7 @@ export function finishHandler(app: AppContext): JobHandler<FinishPayload> {
       if (b.state === "finalizing" && otherFinishRunning(app, b.id, run.jobId)) return { status: "skip", reason: "another run is finishing it" };
       if (b.state === "reconnecting" && b.disconnectedAt !== null) {
         const due = b.disconnectedAt + app.config.liveReconnectS * 1000 - app.clock.now().getTime();
-        if (due > 0) return { status: "retry", delayMs: due, error: "the reconnect window is still open" };
+        if (due > 0) return { status: "wait", delayMs: due, reason: "the reconnect window is still open" }; // spends no attempt
       }
       // The writers of the last part flush their files first (they saw their input end).
       await app.live.idle(b.id, run.signal);

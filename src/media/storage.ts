@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { closeSync, constants, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, constants, ftruncateSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 
@@ -23,6 +23,8 @@ export interface Storage {
   localDir(key: StorageKey): string;
   /** A temporary file being written; `commit` moves it under `key`, `discard` removes it. */
   tempFile(): TempFile;
+  /** The names under `key` (the media root when empty) that are keys themselves; [] when there is no such folder. */
+  children(key: StorageKey): string[];
   /** Moves one object to another key (a rename, so synchronous: callers may rely on nothing running in between). */
   move(from: StorageKey, to: StorageKey): void;
   /**
@@ -228,6 +230,13 @@ export function localStorage(dataDir: string): Storage {
       return path;
     },
     tempFile,
+    children(key) {
+      try {
+        return readdirSync(key.length ? pathOf(key) : root).filter((name) => SEGMENT.test(name) && !name.includes(".."));
+      } catch {
+        return [];
+      }
+    },
     move(from, to) {
       const target = pathOf(to);
       mkdirSync(dirname(target), { recursive: true });
