@@ -7,6 +7,7 @@ import { systemClock, type Clock } from "./clock";
 import { ConfigError, helpText, loadConfig, type Config } from "./config";
 import type { AppContext } from "./context";
 import { openDatabase } from "./db/client";
+import { DataDirLockedError, lockDataDir } from "./db/data-lock";
 import { migrate } from "./db/migrate";
 import { PreparedStatements } from "./db/prepared";
 import { adminApi, mainApi } from "./http/apps";
@@ -42,11 +43,23 @@ export interface StartOptions {
   log?: Logger;
 }
 
-/** Opens the data directory and database, runs migrations, bootstraps keys, then binds every listener. */
+/** Locks the data directory, opens the database, runs migrations, bootstraps keys, then binds every listener. */
 export async function startAppliance(config: Config, options: StartOptions = {}): Promise<Appliance> {
+  mkdirSync(join(config.dataDir, "media"), { recursive: true });
+  // Before anything touches the data directory: a second process would clear the first's temp
+  // files, settle its live broadcasts and reap its ffmpeg children.
+  const lock = lockDataDir(config.dataDir);
+  try {
+    return await startLocked(config, options, lock.release);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function startLocked(config: Config, options: StartOptions, unlock: () => void): Promise<Appliance> {
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  mkdirSync(join(config.dataDir, "media"), { recursive: true });
   const { sqlite, db } = openDatabase(join(config.dataDir, "vidhost.db"));
   const applied = migrate(sqlite);
   if (applied.length) log.info("migrations applied", { applied });
@@ -110,10 +123,29 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       await queue.stop();
       // Broadcasts end as if their publishers left, and their recordings are flushed, while the database is open.
       await ctx.live.stop();
-      await Promise.all(listeners.map((l) => l.stop()));
-      sqlite.close();
+      try {
+        await Promise.all(listeners.map((l) => l.stop()));
+        sqlite.close();
+      } finally {
+        unlock();
+      }
     })());
   return { ctx, ports, firstStart, stop };
+}
+
+// `vidhost migrate`: under the data directory's lock, so never beneath a serving appliance.
+function migrateOnly(config: Config): number {
+  mkdirSync(config.dataDir, { recursive: true });
+  const lock = lockDataDir(config.dataDir);
+  try {
+    const { sqlite } = openDatabase(join(config.dataDir, "vidhost.db"));
+    const applied = migrate(sqlite);
+    sqlite.close();
+    console.log(applied.length ? `applied ${applied.join(", ")}` : "database is up to date");
+    return 0;
+  } finally {
+    lock.release();
+  }
 }
 
 function printWelcome(app: Appliance): void {
@@ -154,19 +186,20 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     console.error(`vidhost: ${err.message}`);
     return 2;
   }
-  if (command === "migrate") {
-    mkdirSync(config.dataDir, { recursive: true });
-    const { sqlite } = openDatabase(join(config.dataDir, "vidhost.db"));
-    const applied = migrate(sqlite);
-    sqlite.close();
-    console.log(applied.length ? `applied ${applied.join(", ")}` : "database is up to date");
-    return 0;
-  }
-  if (command !== "serve") {
+  if (command !== "serve" && command !== "migrate") {
     console.error(`vidhost: unknown command "${command}" (see vidhost --help)`);
     return 2;
   }
-  const app = await startAppliance(config);
+  let app: Appliance;
+  try {
+    if (command === "migrate") return migrateOnly(config);
+    app = await startAppliance(config);
+  } catch (err) {
+    // A held data directory is an operator's mistake, not a crash: one line, no stack.
+    if (!(err instanceof DataDirLockedError)) throw err;
+    console.error(`vidhost: ${err.message}`);
+    return 1;
+  }
   printWelcome(app);
   // Bun ends the process on an error nothing caught. One request's or one job's failure must not
   // stop every other upload, encode and broadcast: it is logged; state lives in SQLite, and jobs

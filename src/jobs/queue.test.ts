@@ -164,3 +164,31 @@ test("a job whose worker died on its last attempt is given up: giveUp hears of i
     sqlite.close();
   }
 });
+
+test("cancel skips the matching running and queued jobs, stamps when they ended and returns their ids", async () => {
+  const { sqlite, db } = openDatabase(":memory:");
+  migrate(sqlite);
+  let now = Date.UTC(2026, 10, 22);
+  const queue = new JobQueue(db, { now: () => new Date(now) }, createLogger("error", () => {}), 10);
+  let started!: () => void;
+  const running = new Promise<void>((r) => (started = r));
+  queue.register<{ videoId: string }>({
+    kind: "work", concurrency: 1, leaseMs: 60_000,
+    run: (_p, run) => new Promise((resolve) => { started(); run.signal.addEventListener("abort", () => resolve({ status: "success" })); }),
+  });
+  const first = queue.enqueue(db, "work", { videoId: "a" });
+  queue.start();
+  try {
+    await running;
+    const second = queue.enqueue(db, "work", { videoId: "a" }, { runAt: now + 3_600_000 });
+    const other = queue.enqueue(db, "work", { videoId: "b" }, { runAt: now + 3_600_000 });
+    now += 1000;
+    expect(queue.cancel("work", (p) => (p as { videoId: string }).videoId === "a").sort()).toEqual([first, second].sort());
+    const rows = db.select().from(jobs).all();
+    for (const id of [first, second]) expect(rows.find((j) => j.id === id)).toMatchObject({ status: "skipped", lastError: "cancelled", updatedAt: now });
+    expect(rows.find((j) => j.id === other)!.status).toBe("queued");
+  } finally {
+    await queue.stop();
+    sqlite.close();
+  }
+});

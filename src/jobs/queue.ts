@@ -90,17 +90,25 @@ export class JobQueue {
     if (this.started) queueMicrotask(() => this.tick());
   }
 
-  /** Aborts running jobs of `kind` whose payload matches and drops queued ones (e.g. the video was deleted). */
-  cancel(kind: string, match: (payload: unknown) => boolean): void {
+  /**
+   * Aborts running jobs of `kind` whose payload matches and drops queued ones (e.g. the video was
+   * deleted); returns the ids of the jobs it cancelled.
+   */
+  cancel(kind: string, match: (payload: unknown) => boolean): string[] {
+    // updatedAt is when the job ended: the prune of finished jobs counts from it.
+    const updatedAt = this.clock.now().getTime();
+    const cancelled: string[] = [];
     for (const [id, r] of this.running) {
       if (r.kind !== kind || !match(r.payload)) continue;
       r.cancelled = true;
       r.abort.abort();
-      this.db.update(jobs).set({ status: "skipped", lastError: "cancelled", leaseOwner: null, leaseUntil: null }).where(eq(jobs.id, id)).run();
+      this.db.update(jobs).set({ status: "skipped", lastError: "cancelled", leaseOwner: null, leaseUntil: null, updatedAt }).where(eq(jobs.id, id)).run();
+      cancelled.push(id);
     }
     const queued = this.db.select({ id: jobs.id, payload: jobs.payload }).from(jobs).where(and(eq(jobs.kind, kind), eq(jobs.status, "queued"))).all();
     const ids = queued.filter((j) => match(JSON.parse(j.payload))).map((j) => j.id);
-    if (ids.length) this.db.update(jobs).set({ status: "skipped", lastError: "cancelled" }).where(inArray(jobs.id, ids)).run();
+    if (ids.length) this.db.update(jobs).set({ status: "skipped", lastError: "cancelled", updatedAt }).where(inArray(jobs.id, ids)).run();
+    return [...cancelled, ...ids];
   }
 
   /** Starts working; leases held by an appliance process that no longer runs are taken back at once, not after they expire. */

@@ -6,6 +6,8 @@ import { snapshotHosting } from "../usage/hosting";
 import { purgeExpiredVideos } from "../videos/purge";
 import { purgeDiscardedVideos } from "../videos/discarded";
 import { prunePrivateAccess } from "../private/tokens";
+import { pruneDeliveries } from "../webhooks/prune";
+import { pruneFinishedJobs } from "./prune";
 
 /** Periodic housekeeping; returns a stop function for shutdown. */
 export function startSchedules(app: AppContext): () => void {
@@ -28,6 +30,13 @@ export function startSchedules(app: AppContext): () => void {
     new Cron("17 * * * *", { protect: true, catch: (err) => app.log.error("discard purge failed", { error: String(err) }) }, async () => {
       await purgeDiscardedVideos(app);
       prunePrivateAccess(app);
+    }),
+    // History: jobs that ended over 7 days ago, webhook deliveries (with their attempts) over 30 days
+    // old; in batches, so requests and jobs keep their turns on a large backlog.
+    new Cron("41 * * * *", { protect: true, catch: (err) => app.log.error("history prune failed", { error: String(err) }) }, async () => {
+      const jobs = await pruneFinishedJobs(app);
+      const deliveries = await pruneDeliveries(app);
+      if (jobs || deliveries) app.log.info("pruned finished jobs and old webhook deliveries", { jobs, deliveries });
     }),
     // Player events past retention (30 days, sandbox 24 h), every 10 minutes.
     new Cron("*/10 * * * *", { protect: true, catch: (err) => app.log.error("analytics purge failed", { error: String(err) }) }, () => {

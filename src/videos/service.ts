@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import { atom } from "../clock";
 import type { AppContext, ScopeCtx } from "../context";
 import { jobs, videos } from "../db/schema";
@@ -143,9 +143,11 @@ export async function deleteVideo(ctx: ScopeCtx, videoId: string): Promise<void>
 
 /** Shared by the API and the sandbox purge: cancels imports and encodes, deletes the row, then the files. */
 export async function removeVideo(app: AppContext, row: VideoRow): Promise<void> {
-  for (const kind of [ENCODE_JOB, IMPORT_JOB, MP4_JOB]) app.queue.cancel(kind, (payload) => (payload as { videoId?: string }).videoId === row.id);
+  // By id, not by the payload's videoId: that would scan the whole jobs table on every delete. The
+  // video's finished jobs go with the prune of finished jobs (src/jobs/prune.ts).
+  const cancelled = [ENCODE_JOB, IMPORT_JOB, MP4_JOB].flatMap((kind) => app.queue.cancel(kind, (payload) => (payload as { videoId?: string }).videoId === row.id));
   app.db.transaction((tx) => {
-    tx.delete(jobs).where(and(inArray(jobs.kind, [ENCODE_JOB, IMPORT_JOB, MP4_JOB]), sql`json_extract(${jobs.payload}, '$.videoId') = ${row.id}`)).run();
+    if (cancelled.length) tx.delete(jobs).where(inArray(jobs.id, cancelled)).run();
     tx.delete(videos).where(eq(videos.id, row.id)).run();
   });
   await app.storage.delete(videoKey(row));
