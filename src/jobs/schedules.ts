@@ -5,6 +5,7 @@ import { deleteDueProjects } from "../projects/deletion";
 import { snapshotHosting } from "../usage/hosting";
 import { purgeExpiredVideos } from "../videos/purge";
 import { purgeDiscardedVideos } from "../videos/discarded";
+import { sweepOrphanVideoMedia } from "../videos/orphan-media";
 import { prunePrivateAccess } from "../private/tokens";
 import { pruneDeliveries } from "../webhooks/prune";
 import { pruneFinishedJobs } from "./prune";
@@ -37,6 +38,8 @@ export function startSchedules(app: AppContext): () => void {
       const jobs = await pruneFinishedJobs(app);
       const deliveries = await pruneDeliveries(app);
       if (jobs || deliveries) app.log.info("pruned finished jobs and old webhook deliveries", { jobs, deliveries });
+      // And media a crash left behind a deleted video (the row went, its folder did not).
+      await sweepOrphanVideoMedia(app);
     }),
     // Player events past retention (30 days, sandbox 24 h), every 10 minutes.
     new Cron("*/10 * * * *", { protect: true, catch: (err) => app.log.error("analytics purge failed", { error: String(err) }) }, () => {
