@@ -30,6 +30,8 @@ const dataDir = mkdtempSync(join(tmpdir(), "vidhost-bench-"));
 const config = loadConfig([], {
   VIDHOST_DATA_DIR: dataDir, VIDHOST_API_PORT: "0", VIDHOST_SANDBOX_PORT: "0", VIDHOST_ADMIN_PORT: "0", VIDHOST_RTMP_PORT: "0",
   VIDHOST_ADMIN_KEY: ADMIN_KEY, VIDHOST_LOG_LEVEL: "error", VIDHOST_RATE_LIMITS: UNLIMITED,
+  // bench/encode.ts times the encode by webhooks received on loopback.
+  VIDHOST_WEBHOOK_ALLOW_PRIVATE: "true",
   ...extra,
 });
 const appliance = await startAppliance(config, { log: createLogger(config.logLevel) });
