@@ -1,24 +1,19 @@
 // One appliance per data directory: a second start is refused before it touches anything (temp
 // files, broadcasts, migrations), with one line naming the directory and the holder's pid.
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { DataDirLockedError, LOCK_FILE } from "../src/db/data-lock";
 import { liveStreams } from "../src/db/schema";
-import type { ApplianceProcess } from "./fixtures/appliance-process";
+import { spawned } from "./fixtures/spawned";
 import { startTestAppliance, tempDir } from "./helpers";
 
 setDefaultTimeout(60_000);
 
 const root = join(import.meta.dir, "..");
-const procs: Bun.Subprocess[] = [];
-const dirs: string[] = [];
-afterAll(async () => {
-  for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill("SIGTERM");
-  await Promise.all(procs.map((p) => p.exited));
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const children = spawned();
+afterAll(() => children.cleanUp());
 
 const childEnv = (dataDir: string) => ({
   ...process.env, VIDHOST_DATA_DIR: dataDir, VIDHOST_API_PORT: "0", VIDHOST_SANDBOX_PORT: "0", VIDHOST_ADMIN_PORT: "0",
@@ -28,7 +23,7 @@ const childEnv = (dataDir: string) => ({
 /** Runs `bun src/main.ts <args>` to its end. */
 async function cli(args: string[], dataDir: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const proc = Bun.spawn([process.execPath, "src/main.ts", ...args], { cwd: root, env: childEnv(dataDir), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  procs.push(proc);
+  children.track(proc);
   const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
   return { code, stdout, stderr };
 }
@@ -38,7 +33,7 @@ const refusal = (dataDir: string, pid: number) =>
 
 test("a second start on a running appliance's data directory is refused and leaves its temp files and broadcasts alone", async () => {
   const dataDir = tempDir();
-  dirs.push(dataDir);
+  children.dir(dataDir);
   const first = await startTestAppliance({ dataDir });
   try {
     // An upload in flight, and a stream on air.
@@ -68,7 +63,7 @@ test("a second start on a running appliance's data directory is refused and leav
 
 test("a lock left by a process that is gone is taken over at start", async () => {
   const dataDir = tempDir();
-  dirs.push(dataDir);
+  children.dir(dataDir);
   const gone = Bun.spawn(["true"]);
   await gone.exited;
   writeFileSync(join(dataDir, LOCK_FILE), JSON.stringify({ pid: gone.pid, bootId: "00000000-0000-0000-0000-000000000000", startTicks: 1 }));
@@ -83,18 +78,8 @@ test("a lock left by a process that is gone is taken over at start", async () =>
 
 test("`vidhost serve` and `vidhost migrate` print one line naming the holder and exit non-zero while another process serves", async () => {
   const dataDir = tempDir();
-  dirs.push(dataDir);
-  const holder = Bun.spawn([process.execPath, join(root, "test/fixtures/appliance-process.ts"), dataDir], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
-  procs.push(holder);
-  const reader = holder.stdout.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the holder exited (${await holder.exited}) before it listened`);
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  const info = JSON.parse(text.slice(0, text.indexOf("\n"))) as ApplianceProcess;
+  children.dir(dataDir);
+  const { proc: holder, info } = await children.appliance(dataDir);
   expect(info.pid).toBe(holder.pid);
 
   const serve = await cli(["serve"], dataDir);
@@ -114,7 +99,7 @@ test("`vidhost serve` and `vidhost migrate` print one line naming the holder and
 
 test("a data directory is created and locked by migrate on a fresh path", async () => {
   const parent = tempDir();
-  dirs.push(parent);
+  children.dir(parent);
   const dataDir = join(parent, "fresh");
   const run = await cli(["migrate"], dataDir);
   expect(run.code).toBe(0);

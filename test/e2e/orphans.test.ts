@@ -3,42 +3,24 @@
 // directory must kill them before any job resumes, and the interrupted encode must finish with
 // outputs of its own.
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import ApiVideoClient from "@api.video/nodejs-client";
 import { openDatabase } from "../../src/db/client";
 import { identityOf, stillRunning, type ProcIdentity } from "../../src/media/procfs";
-import type { ApplianceProcess } from "../fixtures/appliance-process";
 import { ffprobeJson, makeClip } from "../fixtures/media";
+import { spawned } from "../fixtures/spawned";
 import { tempDir, waitFor } from "../helpers";
 import { LIVE_TEST_ENV, publish } from "./live-support";
 import { NO_RATE_LIMITS, realTimeFfmpeg } from "./vod-support";
 
 setDefaultTimeout(240_000);
 
-const script = join(import.meta.dir, "../fixtures/appliance-process.ts");
-const procs: Bun.Subprocess[] = [];
-const dirs: string[] = [];
-afterAll(async () => {
-  for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill("SIGTERM");
-  await Promise.all(procs.map((p) => p.exited));
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const children = spawned();
+afterAll(() => children.cleanUp());
 
-/** Starts an appliance process on `dataDir`; resolves once it listens (it has reaped orphans by then). */
-async function startProcess(dataDir: string, env: Record<string, string> = {}): Promise<{ proc: Bun.Subprocess<"ignore", "pipe", "inherit">; info: ApplianceProcess }> {
-  const proc = Bun.spawn([process.execPath, script, dataDir, JSON.stringify({ ...NO_RATE_LIMITS, ...env })], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
-  procs.push(proc);
-  const reader = proc.stdout.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the appliance exited (${await proc.exited}) before it listened`);
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return { proc, info: JSON.parse(text.slice(0, text.indexOf("\n"))) };
-}
+/** Starts an appliance process on `dataDir` (no rate limits); resolves once it listens (it has reaped orphans by then). */
+const startProcess = (dataDir: string, env: Record<string, string> = {}) => children.appliance(dataDir, { ...NO_RATE_LIMITS, ...env });
 
 /** Segment files ffmpeg has written below an attempt folder so far. */
 function segments(attemptDir: string): string[] {
@@ -69,7 +51,7 @@ function childrenWith(parent: number, words: string[]): { id: ProcIdentity; argv
 
 test("SIGKILL mid-encode: the orphaned ffmpeg survives its parent, the next start kills it, and the encode finishes with clean outputs", async () => {
   const dataDir = tempDir();
-  dirs.push(dataDir);
+  children.dir(dataDir);
   // Not remuxable (MPEG-4 part 2) and in the sandbox (watermark): the whole ladder is one ffmpeg
   // run, at native speed (-re, through a script that execs ffmpeg) so it lasts the clip's 10 s.
   const clip = await makeClip({ width: 640, height: 360, seconds: 10, codec: "mpeg4" });
@@ -129,7 +111,7 @@ test("SIGKILL mid-encode: the orphaned ffmpeg survives its parent, the next star
 // closes with the killed process; the next start kills it if it did not.
 test("SIGKILL mid-broadcast: the live writer ffmpeg is gone once the next start listens, and the stream is not broadcasting", async () => {
   const dataDir = tempDir();
-  dirs.push(dataDir);
+  children.dir(dataDir);
   const first = await startProcess(dataDir, LIVE_TEST_ENV);
   const key = first.info.sandboxKey!;
   const client = new ApiVideoClient({ apiKey: key, baseUri: first.info.urls.sandbox });
@@ -160,7 +142,7 @@ test("SIGKILL mid-broadcast: the live writer ffmpeg is gone once the next start 
 // as argv[1]: the reaper must recognise it from that.
 test("SIGKILL mid-transcription: the orphaned whisper-cli survives its parent and the next start kills it", async () => {
   const dataDir = tempDir();
-  dirs.push(dataDir);
+  children.dir(dataDir);
   const cli = join(dataDir, "whisper-cli");
   // Bounded (10 minutes) so a failed run leaves nothing behind for long.
   writeFileSync(cli, "#!/bin/sh\ni=0\nwhile [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done\n");
